@@ -1,0 +1,5 @@
+"""Allow `python -m nextword`."""
+
+from nextword.cli import main
+
+raise SystemExit(main())
