@@ -1,0 +1,57 @@
+"""The `nextword` command: one subcommand per module, imported only when used.
+
+Each command module exposes `configure(parser)` and `run(args) -> int`. Keeping the
+imports lazy keeps `nextword predict` from paying for the trainer, and the server
+from paying for the evaluator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# command name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "predict": ("nextword.predict", "print next-word candidates for the end of a text"),
+    "serve": ("nextword.lsp.cli", "run the language server"),
+    "doctor": ("nextword.doctor", "report platform, MLX backend, BLAS and model"),
+    "prepare-corpus": ("nextword.corpus", "build the cleaned training text from the sources"),
+    "train": ("nextword.train", "train the tokenizer and the model"),
+    "eval": ("nextword.evaluate", "measure completion quality and latency (shared/EVAL.md)"),
+    "bench": ("nextword.bench", "replay typing against a real server and report latency"),
+    "quantize": ("nextword.quantize", "write a quantized copy of a model for Metal"),
+}
+
+
+class CommandError(Exception):
+    """A user-facing failure: printed as one line, exit status 1, no traceback."""
+
+
+def build_parser(argv: list[str]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="nextword", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    wanted = next((a for a in argv if not a.startswith("-")), None)
+    for name, (module_name, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        # Only the chosen command's module is imported; the others only list their help.
+        if name == wanted:
+            importlib.import_module(module_name).configure(p)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    module = importlib.import_module(COMMANDS[args.command][0])
+    try:
+        return int(module.run(args) or 0)
+    except CommandError as err:
+        print(f"nextword {args.command}: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

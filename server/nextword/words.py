@@ -1,0 +1,49 @@
+"""What a word is, and where the word being typed starts.
+
+One definition serves the engine, the evaluator and the server, as ../shared/EVAL.md
+asks: a word is a run of letters, digits, `_` and `'`.
+"""
+
+from __future__ import annotations
+
+import re
+
+WORD_RE = re.compile(r"[\w']+")
+# The typed prefix: the word characters at the very end of the text before the cursor.
+_TRAILING_WORD_RE = re.compile(r"[\w']+\Z")
+_SENTENCE_END_RE = re.compile(r"(?:^|[.!?]['\")\]]?)\s*\Z")
+
+
+def split_prefix(text_before_cursor: str) -> tuple[str, str]:
+    """Split text into (context, prefix): prefix is the partial word at the end.
+
+    >>> split_prefix("Hello wor")
+    ('Hello ', 'wor')
+    """
+    match = _TRAILING_WORD_RE.search(text_before_cursor)
+    if match is None:
+        return text_before_cursor, ""
+    return text_before_cursor[: match.start()], match.group()
+
+
+def is_word(text: str) -> bool:
+    """True for a non-empty string that is exactly one word."""
+    return WORD_RE.fullmatch(text) is not None
+
+
+def starts_sentence(context: str) -> bool:
+    """True where the next word opens a sentence (document start, or after . ! ?)."""
+    return _SENTENCE_END_RE.search(context) is not None
+
+
+def is_cjk(char: str) -> bool:
+    """True for a Han ideograph, kana or hangul character (scripts written without spaces)."""
+    code = ord(char)
+    return (
+        0x3040 <= code <= 0x30FF
+        or 0x3400 <= code <= 0x4DBF
+        or 0x4E00 <= code <= 0x9FFF
+        or 0xAC00 <= code <= 0xD7AF
+        or 0xF900 <= code <= 0xFAFF
+        or 0x20000 <= code <= 0x2FA1F
+    )
