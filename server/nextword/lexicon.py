@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from nextword.words import WORD_RE
+from nextword.words import WORD_RE, is_candidate
 
 MAX_WORDS = 60_000
 MIN_COUNT = 3
@@ -91,7 +91,8 @@ def build_tables(train_files: list[Path], model_dir: Path) -> None:
 
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     all_counts = count_words(train_files)
-    kept = [w for w, c in all_counts.most_common(MAX_WORDS) if c >= MIN_COUNT]
+    ranked = [w for w, c in all_counts.most_common() if c >= MIN_COUNT and is_candidate(w)]
+    kept = ranked[:MAX_WORDS]
     words = sorted(kept)
     counts = np.array([all_counts[w] for w in words], dtype=np.int64)
     # Z per first token counts every training word, so rare words keep their share.

@@ -26,6 +26,19 @@ def split_prefix(text_before_cursor: str) -> tuple[str, str]:
     return text_before_cursor[: match.start()], match.group()
 
 
+def is_candidate(word: str) -> bool:
+    """True for a word worth offering: it starts and ends with a letter, digit or `_`.
+
+    A lone apostrophe or a quote glued to a word ("'hello", "first'") counts as a word
+    for the evaluator but makes a poor suggestion.
+    """
+    return bool(word) and _is_word_char(word[0]) and _is_word_char(word[-1])
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
 def is_word(text: str) -> bool:
     """True for a non-empty string that is exactly one word."""
     return WORD_RE.fullmatch(text) is not None

@@ -1,0 +1,76 @@
+"""`nextword doctor`: what nextword runs on, and whether it is fast here."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", help="model directory (default: the bundled model)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def matmul_gflops() -> float:
+    """fp32 matmul throughput: tells a preloaded OpenBLAS (~200) from the reference (~6)."""
+    import mlx.core as mx
+
+    n = 512
+    a = mx.random.normal((n, n))
+    mx.eval(a @ a)
+    start = time.perf_counter()
+    for _ in range(5):
+        mx.eval(a @ a)
+    return 5 * 2 * n**3 / (time.perf_counter() - start) / 1e9
+
+
+def report(model: str | None) -> tuple[dict, bool]:
+    import mlx.core as mx
+
+    from nextword import blas
+    from nextword.engine import Engine
+    from nextword.loader import ModelError, resolve
+
+    state = blas.preload()
+    info: dict = {
+        "platform": f"{platform.system()} {platform.machine()}, Python {sys.version.split()[0]}",
+        "mlx": mx.__version__,
+        "device": str(mx.default_device()),
+        "backend": blas.backend_label(),
+        "blas": {"name": state.name, "path": state.path, "note": state.note},
+        "matmul_gflops": round(matmul_gflops(), 1),
+    }
+    ok = True
+    try:
+        engine = Engine.load(model)
+        info["model"] = engine.describe()
+        info["model"]["load_and_warmup_s"] = round(engine.load_seconds, 3)
+    except ModelError as err:
+        info["model"] = {"path": str(resolve(model)), "error": str(err)}
+        ok = False
+    return info, ok
+
+
+def run(args: argparse.Namespace) -> int:
+    info, ok = report(args.model)
+    if args.json:
+        print(json.dumps(info))
+        return 0 if ok else 1
+    blas_info = info["blas"]
+    print(f"platform   {info['platform']}")
+    print(f"mlx        {info['mlx']} on {info['device']} ({info['backend']})")
+    print(f"blas       {blas_info['name']} {blas_info['path'] or ''} - {blas_info['note']}")
+    print(f"matmul     {info['matmul_gflops']} GFLOP/s (fp32, 512x512)")
+    m = info["model"]
+    if "error" in m:
+        print(f"model      ERROR: {m['error']}")
+    else:
+        print(
+            f"model      {m['path']}: {m['model_type']}, {m['parameters'] / 1e6:.2f}M parameters, "
+            f"{m['weights_bytes'] / 1e6:.1f} MB weights, {m['lexicon_words']:,} words, "
+            f"load + warm-up {m['load_and_warmup_s']:.2f} s"
+        )
+    return 0 if ok else 1

@@ -1,0 +1,386 @@
+"""The decision API: (document context, typed prefix) -> ranked whole words.
+
+    engine = Engine.load()              # model + word tables, shared by documents
+    decider = engine.decider()          # one per document: its own KV cache and window
+    decider.decide("The cat sat on the ", "m", k=3)
+
+A decision at a word boundary runs the model once over the new tokens and mixes
+three word distributions: the model's (lexicon.py), a word trigram (ngram.py) and
+the document's own words (doclocal.py), with weights fitted on dev text
+(mixture.py). Keystrokes inside the word only filter that cached distribution by
+the prefix; the model runs again only when the cache has too few words for it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nextword.doclocal import DocumentWords
+from nextword.lexicon import Lexicon, load_lexicon
+from nextword.loader import DEFAULT_MODEL, LoadedModel, load
+from nextword.ngram import NGram, history_ids
+from nextword.scorer import Scorer
+from nextword.words import WORD_RE, is_candidate, is_word
+
+# Used when a model directory has no fitted mixture.json (see mixture.py).
+DEFAULT_WEIGHTS = {"neural": 0.4, "ngram": 0.3, "doc": 0.15, "docbigram": 0.15}
+# Longest word the token search spells out, in tokens.
+MAX_SPELL_TOKENS = 4
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A whole word and its probability given the context and the typed prefix."""
+
+    text: str
+    prob: float
+
+
+@dataclass
+class DeciderStats:
+    decisions: int = 0  # boundary decisions (distribution recomputed)
+    cache_hits: int = 0  # answered by filtering the cached distribution
+    spelled: int = 0  # answered with the help of the token search
+    forwards: int = 0  # model calls
+
+
+@dataclass
+class Component:
+    """One word distribution: dense over the lexicon, plus words outside it."""
+
+    name: str  # a key of the mixture weights
+    dense: np.ndarray  # (W,)
+    extra: dict[str, float]
+
+    def prob(self, word: str, index: dict[str, int]) -> float:
+        i = index.get(word)
+        return float(self.dense[i]) if i is not None else self.extra.get(word, 0.0)
+
+
+@dataclass
+class _Boundary:
+    """The word distribution computed at one word boundary."""
+
+    context: str
+    dense: np.ndarray  # (W,) probabilities of lexicon words
+    extra: dict[str, float]  # probabilities of words outside the lexicon
+    lead: str  # " " when the word follows a space, else ""
+    tokens: list[int]
+    logprobs: np.ndarray  # the model's next-token log-probabilities
+
+
+class Engine:
+    """A loaded model and its word tables; hand out one `Decider` per document."""
+
+    def __init__(self, loaded: LoadedModel, lexicon: Lexicon, ngram: NGram | None, weights):
+        self.loaded = loaded
+        self.lexicon = lexicon
+        self.ngram = ngram
+        self.weights: dict[str, float] = weights
+        self._token_texts: list[str] | None = None
+        self.load_seconds = 0.0
+
+    @classmethod
+    def load(cls, model: str | Path | None = None, *, warmup: bool = True) -> Engine:
+        """Load a model directory (default: the bundled model) and warm it up.
+
+        Raises:
+            loader.ModelError: with a one-line message naming the problem and the fix.
+        """
+        start = time.perf_counter()
+        loaded = load(model)
+        lexicon, arrays = load_lexicon(loaded.path, loaded.tokenizer, DEFAULT_MODEL)
+        ngram = NGram(arrays, lexicon.unigram) if "bi_keys" in arrays else None
+        weights = dict(DEFAULT_WEIGHTS)
+        mixture = loaded.path / "mixture.json"
+        if mixture.exists():
+            weights.update(json.loads(mixture.read_text())["weights"])
+        engine = cls(loaded, lexicon, ngram, weights)
+        if warmup:
+            engine.warmup()
+        engine.load_seconds = time.perf_counter() - start
+        return engine
+
+    def decider(
+        self,
+        *,
+        window_tokens: int = 128,
+        temperature: float = 0.0,
+        top_k: int = 50,
+        seed: int | None = None,
+    ) -> Decider:
+        return Decider(
+            self, window_tokens=window_tokens, temperature=temperature, top_k=top_k, seed=seed
+        )
+
+    def warmup(self) -> None:
+        """Run the shapes a session runs (a window, then one-word steps) once."""
+        decider = self.decider()
+        text = "The quick brown fox jumps over the lazy dog while the editor waits. " * 4
+        decider.decide(text, "")
+        decider.decide(text + "Then ", "")
+        decider.decide(text + "Then it ", "x")
+
+    def token_texts(self) -> list[str]:
+        """Each token's text, for the token search (computed on first use)."""
+        if self._token_texts is None:
+            tok = self.loaded.tokenizer
+            self._token_texts = [tok.decode([i]) for i in range(tok.get_vocab_size())]
+        return self._token_texts
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "path": str(self.loaded.path),
+            "model_type": self.loaded.config.get("model_type"),
+            "parameters": self.loaded.n_params,
+            "weights_bytes": self.loaded.size_bytes,
+            "lexicon_words": len(self.lexicon),
+            "ngram": self.ngram is not None,
+            "mixture": self.weights,
+        }
+
+
+class Decider:
+    """One document's decisions: its token window, KV cache and cached distribution."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        window_tokens: int = 128,
+        temperature: float = 0.0,
+        top_k: int = 50,
+        seed: int | None = None,
+    ):
+        if window_tokens < 8:
+            raise ValueError("window_tokens must be at least 8")
+        self.engine = engine
+        self.window_tokens = window_tokens
+        self.temperature = max(0.0, float(temperature))
+        self.top_k = max(1, int(top_k))
+        self.stats = DeciderStats()
+        self._scorer = Scorer(engine.loaded.model)
+        self._doc = DocumentWords(engine.lexicon.index)
+        self._anchor = 0  # character offset where the token window starts
+        self._boundary: _Boundary | None = None
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        self._scorer.reset()
+        self._doc = DocumentWords(self.engine.lexicon.index)
+        self._anchor = 0
+        self._boundary = None
+
+    def has_cached(self, context: str) -> bool:
+        """True when a decision at this boundary is already made (no model call needed)."""
+        return self._boundary is not None and self._boundary.context == context
+
+    def decide(self, context: str, prefix: str = "", k: int = 5) -> list[Candidate]:
+        """The top-`k` whole words that continue `context` and start with `prefix`.
+
+        Args:
+            context: the document text before the word being typed.
+            prefix: the part of the word already typed ("" at a word start).
+            k: how many candidates to return at most.
+        """
+        if k <= 0 or (prefix and not is_word(prefix)):
+            return []
+        if self.has_cached(context):
+            self.stats.cache_hits += 1
+        else:
+            self._boundary = self._decide_boundary(context)
+            self.stats.decisions += 1
+        boundary = self._boundary
+        assert boundary is not None
+        ranked = self._filter(boundary, prefix, max(k, self.top_k))
+        if len(ranked) < k and prefix:
+            ranked = self._merge(ranked, self._spell(boundary, prefix, k))
+            self.stats.spelled += 1
+        return self._order(ranked, k)
+
+    # -- the boundary decision --------------------------------------------------------
+
+    def _window(self, text: str) -> list[int]:
+        """Tokens of text[anchor:], the anchor moved forward when the window is full.
+
+        The window grows to `window_tokens`, then restarts at half of it, at a word
+        start: the cached keys stay valid between moves, so a move costs one
+        recompute of half a window every half window of typing.
+        """
+        tok = self.engine.loaded.tokenizer
+        if self._anchor > len(text):
+            self._anchor = 0
+        # Bound the text handed to the tokenizer; ~4 characters per token is typical.
+        floor = len(text) - 16 * self.window_tokens
+        if self._anchor < floor:
+            self._anchor = _next_word_start(text, floor)
+        encoding = tok.encode(text[self._anchor :], add_special_tokens=False)
+        ids, offsets = encoding.ids, encoding.offsets
+        if len(ids) > self.window_tokens:
+            keep = self.window_tokens // 2
+            cut = offsets[len(ids) - keep][0]
+            self._anchor += _next_word_start(text[self._anchor :], cut)
+            ids = tok.encode(text[self._anchor :], add_special_tokens=False).ids
+        bos = self.engine.loaded.bos_id
+        if self._anchor == 0 and bos is not None:
+            ids = [bos, *ids]
+        if not ids:
+            ids = tok.encode("\n", add_special_tokens=False).ids
+        return ids[-self.window_tokens :]
+
+    def components(self, context: str) -> tuple[list[Component], list[int], np.ndarray, str]:
+        """The word distributions mixed at this boundary, each with its weight name.
+
+        Returns the components, the token window, the model's next-token
+        log-probabilities and the lead (" " when the word follows a space).
+        """
+        engine, lex = self.engine, self.engine.lexicon
+        # A single space before the word belongs to the word's first token (" the").
+        lead = " " if context.endswith(" ") else ""
+        tokens = self._window(context[:-1] if lead else context)
+        logprobs = self._scorer.logprobs(tokens)
+        self.stats.forwards = self._scorer.forwards
+
+        first, cond = (lex.first_space, lex.cond_space) if lead else (lex.first_bare, lex.cond_bare)
+        neural = np.exp(logprobs[first]) * cond
+        parts = [Component("neural", neural / neural.sum(), {})]
+        if engine.ngram is not None:
+            u, v = history_ids(context, lex.index, len(lex))
+            parts.append(Component("ngram", engine.ngram.distribution(u, v), {}))
+        self._doc.update(context)
+        if self._doc.total:
+            total = float(self._doc.total)
+            unknown = {word: c / total for word, c in self._doc.unknown.items()}
+            parts.append(Component("doc", self._doc.known / total, unknown))
+        following = self._doc.following()
+        if following:
+            total = float(sum(following.values()))
+            dense = np.zeros(len(lex), dtype=np.float32)
+            unknown = {}
+            for word, c in following.items():
+                i = lex.index.get(word)
+                if i is not None:
+                    dense[i] = c / total
+                elif is_candidate(word):
+                    unknown[word] = c / total
+            parts.append(Component("docbigram", dense, unknown))
+        return parts, tokens, logprobs, lead
+
+    def _decide_boundary(self, context: str) -> _Boundary:
+        parts, tokens, logprobs, lead = self.components(context)
+        # Weights of the components present renormalised: an empty document has no
+        # document-local evidence, and its share goes to the others.
+        norm = sum(self.engine.weights[p.name] for p in parts)
+        mixed = np.zeros(len(self.engine.lexicon), dtype=np.float64)
+        extra: dict[str, float] = {}
+        for part in parts:
+            weight = self.engine.weights[part.name] / norm
+            mixed += weight * part.dense
+            for word, p in part.extra.items():
+                extra[word] = extra.get(word, 0.0) + weight * p
+        return _Boundary(context, mixed, extra, lead, tokens, logprobs)
+
+    # -- in-word filtering --------------------------------------------------------------
+
+    def _filter(self, boundary: _Boundary, prefix: str, n: int) -> list[Candidate]:
+        """The `n` most probable words starting with `prefix`, from the cached distribution."""
+        lex = self.engine.lexicon
+        lo, hi = lex.prefix_range(prefix)
+        probs = boundary.dense[lo:hi]
+        if len(probs) > n:
+            top = np.argpartition(-probs, n)[:n]
+        else:
+            top = np.arange(len(probs))
+        found = {lex.words[lo + i]: float(probs[i]) for i in top if probs[i] > 0}
+        for word, p in boundary.extra.items():
+            if word.startswith(prefix):
+                found[word] = found.get(word, 0.0) + p
+        # The word already typed in full is no completion.
+        found.pop(prefix, None)
+        mass = float(probs.sum()) + sum(
+            p for word, p in boundary.extra.items() if word.startswith(prefix)
+        )
+        mass = mass or 1.0
+        ranked = sorted(found.items(), key=lambda item: (-item[1], item[0]))[:n]
+        return [Candidate(word, p / mass) for word, p in ranked]
+
+    def _order(self, ranked: list[Candidate], k: int) -> list[Candidate]:
+        """Best first at temperature 0; otherwise a draw without replacement."""
+        if self.temperature == 0 or len(ranked) <= 1:
+            return ranked[:k]
+        pool = ranked[: self.top_k]
+        logits = np.log(np.array([c.prob for c in pool]) + 1e-12) / self.temperature
+        # Gumbel top-k: sorting perturbed logits samples k items without replacement.
+        keys = logits + self._rng.gumbel(size=len(pool))
+        return [pool[i] for i in np.argsort(-keys)[:k]]
+
+    # -- the token search, for words the tables do not know -----------------------------
+
+    def _spell(self, boundary: _Boundary, prefix: str, k: int) -> list[Candidate]:
+        """Spell out words starting with `prefix` token by token with the model.
+
+        Only runs when the cached distribution has fewer than `k` words for the
+        prefix: a new identifier, a rare name. Each path greedily extends the best
+        first tokens consistent with the prefix until the model prefers to end the word.
+        """
+        texts = self.engine.token_texts()
+        lead = boundary.lead
+        starts = []
+        for token in np.argsort(-boundary.logprobs)[:400]:
+            piece = texts[token]
+            if lead:
+                if not piece.startswith(" "):
+                    continue
+                piece = piece[1:]
+            if piece and is_word(piece) and (piece.startswith(prefix) or prefix.startswith(piece)):
+                starts.append((int(token), piece, float(boundary.logprobs[token])))
+            if len(starts) == k:
+                break
+        found: dict[str, float] = {}
+        for token, word, logp in starts:
+            path = [*boundary.tokens, token]
+            for _ in range(MAX_SPELL_TOKENS - 1):
+                logprobs = self._scorer.logprobs(path)
+                best = int(np.argmax(logprobs))
+                piece = texts[best]
+                if not is_word(piece) or not (
+                    (word + piece).startswith(prefix) or prefix.startswith(word + piece)
+                ):
+                    break
+                word += piece
+                logp += float(logprobs[best])
+                path.append(best)
+            if word.startswith(prefix) and len(word) > len(prefix):
+                found[word] = max(found.get(word, -np.inf), logp)
+        self.stats.forwards = self._scorer.forwards
+        if not found:
+            return []
+        mass = sum(np.exp(v) for v in found.values())
+        return [
+            Candidate(word, float(np.exp(v) / mass))
+            for word, v in sorted(found.items(), key=lambda item: -item[1])
+        ]
+
+    @staticmethod
+    def _merge(first: list[Candidate], more: list[Candidate]) -> list[Candidate]:
+        seen = {c.text for c in first}
+        # Spelled words rank after the table's: their probabilities are on another scale.
+        return first + [c for c in more if c.text not in seen]
+
+
+def _next_word_start(text: str, pos: int) -> int:
+    """The first offset at or after `pos` where a word starts after whitespace."""
+    pos = max(0, pos)
+    match = WORD_RE.search(text, pos)
+    while match is not None and match.start() > 0 and not text[match.start() - 1].isspace():
+        match = WORD_RE.search(text, match.end())
+    return match.start() if match is not None else pos
+
+
+__all__ = ["Candidate", "Decider", "DeciderStats", "Engine"]

@@ -1,0 +1,47 @@
+"""`nextword predict "some text"`: the candidates for the end of a text, from a shell."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("text", help="the text; its partial last word is the prefix ('-': stdin)")
+    parser.add_argument("--k", type=int, default=5, help="how many candidates")
+    parser.add_argument("--model", help="model directory (default: the bundled model)")
+    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    from nextword.cli import CommandError
+    from nextword.engine import Engine
+    from nextword.loader import ModelError
+    from nextword.words import split_prefix
+
+    text = sys.stdin.read() if args.text == "-" else args.text
+    if args.k < 1:
+        raise CommandError("--k must be at least 1")
+    try:
+        engine = Engine.load(args.model)
+    except ModelError as err:
+        raise CommandError(str(err)) from None
+    decider = engine.decider(temperature=args.temperature)
+    context, prefix = split_prefix(text)
+    start = time.perf_counter()
+    candidates = decider.decide(context, prefix, args.k)
+    ms = (time.perf_counter() - start) * 1000
+    if args.json:
+        out = {"candidates": [{"text": c.text, "prob": round(c.prob, 6)} for c in candidates]}
+        out["ms"] = round(ms, 3)
+        print(json.dumps(out, ensure_ascii=False))
+        return 0
+    if not candidates:
+        print(f"(no candidates for prefix {prefix!r})")
+    for rank, c in enumerate(candidates, 1):
+        print(f"{rank}. {c.text:<24} {c.prob:7.2%}")
+    print(f"{ms:.2f} ms (model load and warm-up {engine.load_seconds:.2f} s)")
+    return 0
