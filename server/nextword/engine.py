@@ -26,12 +26,15 @@ from nextword.lexicon import Lexicon, load_lexicon
 from nextword.loader import DEFAULT_MODEL, LoadedModel, load
 from nextword.ngram import NGram, history_ids
 from nextword.scorer import Scorer
-from nextword.words import WORD_RE, is_candidate, is_word
+from nextword.words import WORD_RE, is_candidate, is_word, starts_sentence
 
 # Used when a model directory has no fitted mixture.json (see mixture.py).
 DEFAULT_WEIGHTS = {"neural": 0.4, "ngram": 0.3, "doc": 0.15, "docbigram": 0.15}
 # Longest word the token search spells out, in tokens.
 MAX_SPELL_TOKENS = 4
+# Spelled words join the boundary's distribution with this much of their path
+# probability: they rank by it among themselves, below any word the tables know.
+SPELLED_SHARE = 1e-3
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ class Engine:
         self.ngram = ngram
         self.weights: dict[str, float] = weights
         self._token_texts: list[str] | None = None
+        self._texts_array = np.array([], dtype=str)
+        self._by_text: dict[str, int] = {}
         self.load_seconds = 0.0
 
     @classmethod
@@ -132,7 +137,32 @@ class Engine:
         if self._token_texts is None:
             tok = self.loaded.tokenizer
             self._token_texts = [tok.decode([i]) for i in range(tok.get_vocab_size())]
+            self._texts_array = np.array(self._token_texts, dtype=str)
+            self._by_text = {t: i for i, t in enumerate(self._token_texts)}
         return self._token_texts
+
+    def consistent_tokens(self, word: str, target: str, lead: str) -> list[int]:
+        """Tokens that extend `word` (which starts with `lead`) along `target`.
+
+        A token qualifies when word + token is a prefix of the target, or the target is
+        a prefix of word + token, and the result stays one word after the lead.
+        """
+        texts = self.token_texts()
+        remaining = target[len(word) :]
+        # Tokens that contain all that remains to type, and maybe more.
+        longer = np.flatnonzero(np.char.startswith(self._texts_array, remaining))
+        # Tokens that cover only part of it.
+        shorter = [
+            self._by_text[remaining[:n]]
+            for n in range(1, len(remaining))
+            if remaining[:n] in self._by_text
+        ]
+        out = []
+        for token in [*longer.tolist(), *shorter]:
+            rest = (word + texts[token])[len(lead) :]
+            if rest and is_word(rest):
+                out.append(int(token))
+        return out
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -181,13 +211,17 @@ class Decider:
         """True when a decision at this boundary is already made (no model call needed)."""
         return self._boundary is not None and self._boundary.context == context
 
-    def decide(self, context: str, prefix: str = "", k: int = 5) -> list[Candidate]:
+    def decide(
+        self, context: str, prefix: str = "", k: int = 5, *, spell: bool = True
+    ) -> list[Candidate]:
         """The top-`k` whole words that continue `context` and start with `prefix`.
 
         Args:
             context: the document text before the word being typed.
             prefix: the part of the word already typed ("" at a word start).
             k: how many candidates to return at most.
+            spell: allow the token search (model calls) when no known word starts
+                with the prefix; False keeps an in-word call to filtering only.
         """
         if k <= 0 or (prefix and not is_word(prefix)):
             return []
@@ -199,9 +233,13 @@ class Decider:
         boundary = self._boundary
         assert boundary is not None
         ranked = self._filter(boundary, prefix, max(k, self.top_k))
-        if len(ranked) < k and prefix:
-            ranked = self._merge(ranked, self._spell(boundary, prefix, k))
+        if spell and not ranked and prefix:
+            # Nothing known starts with the prefix: spell words out with the model, and
+            # keep them with the boundary so the next keystrokes filter them for free.
+            for candidate in self._spell(boundary, prefix, k):
+                boundary.extra.setdefault(candidate.text, candidate.prob * SPELLED_SHARE)
             self.stats.spelled += 1
+            ranked = self._filter(boundary, prefix, max(k, self.top_k))
         return self._order(ranked, k)
 
     # -- the boundary decision --------------------------------------------------------
@@ -254,12 +292,22 @@ class Decider:
             u, v = history_ids(context, lex.index, len(lex))
             parts.append(Component("ngram", engine.ngram.distribution(u, v), {}))
         self._doc.update(context)
-        if self._doc.total:
+        # Document counts are blind to case; at a sentence start only capitalised words
+        # can match, and the model and the trigram know which ones are likely.
+        sentence_start = starts_sentence(context)
+        doc_known = self._doc.known * lex.capitalised if sentence_start else self._doc.known
+        known_total = float(doc_known.sum())
+        if known_total or self._doc.unknown:
             total = float(self._doc.total)
-            unknown = {word: c / total for word, c in self._doc.unknown.items()}
-            parts.append(Component("doc", self._doc.known / total, unknown))
+            unknown = {
+                word: c / total
+                for word, c in self._doc.unknown.items()
+                if not sentence_start or word[0].isupper()
+            }
+            if known_total or unknown:
+                parts.append(Component("doc", doc_known / total, unknown))
         following = self._doc.following()
-        if following:
+        if following and not sentence_start:
             total = float(sum(following.values()))
             dense = np.zeros(len(lex), dtype=np.float32)
             unknown = {}
@@ -325,37 +373,38 @@ class Decider:
     def _spell(self, boundary: _Boundary, prefix: str, k: int) -> list[Candidate]:
         """Spell out words starting with `prefix` token by token with the model.
 
-        Only runs when the cached distribution has fewer than `k` words for the
-        prefix: a new identifier, a rare name. Each path greedily extends the best
-        first tokens consistent with the prefix until the model prefers to end the word.
+        Only runs when the cached distribution has no word for the prefix: a new
+        identifier, a rare name. Up to `k` paths start from the best first tokens
+        consistent with the prefix; each follows the best consistent token until the
+        prefix is covered, then the model's choice until it prefers to end the word.
         """
         texts = self.engine.token_texts()
         lead = boundary.lead
-        starts = []
-        for token in np.argsort(-boundary.logprobs)[:400]:
-            piece = texts[token]
-            if lead:
-                if not piece.startswith(" "):
-                    continue
-                piece = piece[1:]
-            if piece and is_word(piece) and (piece.startswith(prefix) or prefix.startswith(piece)):
-                starts.append((int(token), piece, float(boundary.logprobs[token])))
-            if len(starts) == k:
-                break
+        target = lead + prefix
+        first = np.array(self.engine.consistent_tokens("", target, lead), dtype=np.int64)
+        if not len(first):
+            return []
+        order = first[np.argsort(-boundary.logprobs[first])][:k]
         found: dict[str, float] = {}
-        for token, word, logp in starts:
-            path = [*boundary.tokens, token]
+        for token in order:
+            word, logp = texts[token], float(boundary.logprobs[token])
+            path = [*boundary.tokens, int(token)]
             for _ in range(MAX_SPELL_TOKENS - 1):
                 logprobs = self._scorer.logprobs(path)
-                best = int(np.argmax(logprobs))
-                piece = texts[best]
-                if not is_word(piece) or not (
-                    (word + piece).startswith(prefix) or prefix.startswith(word + piece)
-                ):
-                    break
-                word += piece
+                if len(word) >= len(target):
+                    # Past the prefix the model is free; a non-word token ends the word.
+                    best = int(np.argmax(logprobs))
+                    if not is_word(texts[best]):
+                        break
+                else:
+                    options = self.engine.consistent_tokens(word, target, lead)
+                    if not options:
+                        break
+                    best = max(options, key=lambda t: logprobs[t])
+                word += texts[best]
                 logp += float(logprobs[best])
                 path.append(best)
+            word = word[len(lead) :]
             if word.startswith(prefix) and len(word) > len(prefix):
                 found[word] = max(found.get(word, -np.inf), logp)
         self.stats.forwards = self._scorer.forwards
@@ -366,12 +415,6 @@ class Decider:
             Candidate(word, float(np.exp(v) / mass))
             for word, v in sorted(found.items(), key=lambda item: -item[1])
         ]
-
-    @staticmethod
-    def _merge(first: list[Candidate], more: list[Candidate]) -> list[Candidate]:
-        seen = {c.text for c in first}
-        # Spelled words rank after the table's: their probabilities are on another scale.
-        return first + [c for c in more if c.text not in seen]
 
 
 def _next_word_start(text: str, pos: int) -> int:

@@ -42,6 +42,7 @@ class Lexicon:
     cond_space: np.ndarray  # (W,) float32: P(word | its first token), after a space
     cond_bare: np.ndarray  # (W,) float32
     index: dict[str, int]
+    capitalised: np.ndarray  # (W,) float32: 1.0 where the word starts with a capital
 
     def __len__(self) -> int:
         return len(self.words)
@@ -143,5 +144,6 @@ def load_lexicon(
         cond_space=arrays["cond_space"],
         cond_bare=arrays["cond_bare"],
         index={w: i for i, w in enumerate(words)},
+        capitalised=np.array([w[0].isupper() for w in words], dtype=np.float32),
     )
     return lexicon, arrays

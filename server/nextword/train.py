@@ -96,6 +96,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--export", type=Path, help="write the model directory here (after training)"
     )
     parser.add_argument("--export-only", action="store_true", help="export without training")
+    parser.add_argument(
+        "--fit-words", type=int, default=1500, help="dev words per source to fit the mixture on"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -119,6 +122,9 @@ def run(args: argparse.Namespace) -> int:
         train_model(args, shape, tokens)
     if args.export:
         export(args.run, args.export, args.corpus, sources)
+        from nextword.mixture import fit_and_save
+
+        fit_and_save(args.export, corpus_files(args.corpus, "dev", sources), args.fit_words)
     return 0
 
 

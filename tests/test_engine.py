@@ -1,0 +1,116 @@
+"""The decision API on a tiny real model: words, prefixes, KV-cache reuse, windows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nextword.engine import Engine
+from nextword.words import WORD_RE, is_candidate
+
+CONTEXT = "The editor opens the file and the user starts to type a new "
+
+
+def test_candidates_are_whole_words_starting_with_the_prefix(tiny_engine: Engine):
+    decider = tiny_engine.decider()
+    for prefix in ("", "t", "th", "s", "wor"):
+        candidates = decider.decide(CONTEXT, prefix, 5)
+        assert len(candidates) <= 5
+        for c in candidates:
+            assert c.text.startswith(prefix) and c.text != prefix
+            assert WORD_RE.fullmatch(c.text) and is_candidate(c.text)
+            assert 0 < c.prob <= 1
+        probs = [c.prob for c in candidates]
+        assert probs == sorted(probs, reverse=True)
+
+
+def test_keystrokes_inside_a_word_filter_without_running_the_model(tiny_engine: Engine):
+    decider = tiny_engine.decider()
+    decider.decide(CONTEXT, "", 5)
+    forwards = decider.stats.forwards
+    for prefix in ("t", "to", "tok"):  # "tokens" is in the tiny model's lexicon
+        assert decider.decide(CONTEXT, prefix, 5)
+    assert decider.stats.forwards == forwards
+    assert decider.stats.cache_hits == 3 and decider.stats.decisions == 1
+
+
+def test_next_word_reuses_the_kv_cache(tiny_engine: Engine):
+    decider = tiny_engine.decider()
+    decider.decide(CONTEXT, "", 5)
+    scorer = decider._scorer
+    before_run, before_tokens = scorer.tokens_run, len(scorer.tokens)
+    decider.decide(CONTEXT + "sentence ", "", 5)
+    # Only the new word's tokens ran through the model.
+    new_tokens = len(scorer.tokens) - before_tokens
+    assert 1 <= new_tokens <= 8
+    assert scorer.tokens_run - before_run == new_tokens
+
+
+def test_window_slides_and_stays_bounded(tiny_engine: Engine):
+    decider = tiny_engine.decider(window_tokens=32)
+    text = ""
+    for i in range(60):
+        text += f"word{i % 7} and the cat "
+        decider.decide(text, "", 3)
+        assert len(decider._scorer.tokens) <= 32
+    assert decider._anchor > 0
+
+
+def test_temperature_zero_is_deterministic_and_sampling_is_seeded(tiny_engine: Engine):
+    a = [c.text for c in tiny_engine.decider().decide(CONTEXT, "", 5)]
+    b = [c.text for c in tiny_engine.decider().decide(CONTEXT, "", 5)]
+    assert a == b
+    hot1 = tiny_engine.decider(temperature=1.5, seed=7).decide(CONTEXT, "", 5)
+    hot2 = tiny_engine.decider(temperature=1.5, seed=7).decide(CONTEXT, "", 5)
+    assert hot1 == hot2 and set(c.text for c in hot1) <= set(
+        c.text for c in tiny_engine.decider().decide(CONTEXT, "", 50)
+    )
+
+
+def test_document_words_become_candidates(tiny_engine: Engine):
+    context = "We call frobnicate_widget here. Later we call "
+    texts = [c.text for c in tiny_engine.decider().decide(context, "frob", 5)]
+    assert texts[0] == "frobnicate_widget"
+
+
+@pytest.mark.parametrize(
+    "context,prefix",
+    [
+        ("", ""),
+        ("   \n\t ", ""),
+        ("今天天气真", ""),
+        ("emoji 😀 and more ", ""),
+        ("mixed 中文 text ", "te"),
+        ("The end. ", "zzzzqqq"),
+        ("x" * 1_000_000 + " ", ""),
+        ("word " * 200_000, "w"),
+    ],
+)
+def test_any_text_gives_words_or_nothing(tiny_engine: Engine, context: str, prefix: str):
+    for c in tiny_engine.decider().decide(context, prefix, 5):
+        assert c.text.startswith(prefix)
+        assert "\ufffd" not in c.text
+        c.text.encode("utf-8")  # no lone surrogates
+
+
+def test_bad_arguments_give_no_candidates(tiny_engine: Engine):
+    decider = tiny_engine.decider()
+    assert decider.decide(CONTEXT, "", 0) == []
+    assert decider.decide(CONTEXT, "a b", 5) == []
+
+
+def test_scorer_matches_a_full_forward(tiny_engine: Engine):
+    """Cached incremental scoring gives the same log-probabilities as a fresh forward."""
+    from nextword.scorer import Scorer, sequence_logprobs
+
+    tokens = tiny_engine.loaded.tokenizer.encode("The user types a word and the engine").ids
+    scorer = Scorer(tiny_engine.loaded.model)
+    scorer.logprobs(tokens[:4])
+    incremental = scorer.logprobs(tokens)
+    full = sequence_logprobs(tiny_engine.loaded.model, tokens)[-1]
+    np.testing.assert_allclose(incremental, full, atol=1e-4)
+    # Going back (a backspace) trims the cache instead of recomputing.
+    back = scorer.logprobs(tokens[:-2])
+    np.testing.assert_allclose(
+        back, sequence_logprobs(tiny_engine.loaded.model, tokens[:-2])[-1], atol=1e-4
+    )
