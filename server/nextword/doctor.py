@@ -37,7 +37,7 @@ def report(model: str | None) -> tuple[dict, bool]:
     state = blas.preload()
     info: dict = {
         "platform": f"{platform.system()} {platform.machine()}, Python {sys.version.split()[0]}",
-        "mlx": mx.__version__,
+        "mlx": getattr(mx, "__version__", "?"),
         "device": str(mx.default_device()),
         "backend": blas.backend_label(),
         "blas": {"name": state.name, "path": state.path, "note": state.note},

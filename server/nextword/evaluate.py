@@ -234,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
         return lambda context, prefix, k: [c.text for c in decider.decide(context, prefix, k)]
 
     predictors: dict[str, Callable[[], Predict]] = {"nextword": nextword_predictor}
-    notes = []
+    notes: list[str] = []
     wanted = [b for b in args.baseline.split(",") if b]
     if wanted:
         train_files = args.train or _training_files(engine, args.corpus)
@@ -288,7 +288,7 @@ def _baselines(
     for name in names:
         if name == "unigram":
             unigram = UnigramBaseline(train_files)
-            out["unigram"] = lambda u=unigram: u.predict
+            out["unigram"] = _constant(unigram.predict)
         elif name == "presage":
             if not PresageBaseline.available():
                 notes.append("presage skipped: not installed (apt-get install presage)")
@@ -296,10 +296,15 @@ def _baselines(
             cache = Path.home() / ".cache" / "nextword" / "presage"
             print("building the Presage n-gram database (cached)...", file=sys.stderr)
             presage = PresageBaseline(train_files, cache_dir=cache)
-            out["presage"] = lambda p=presage: p.predict
+            out["presage"] = _constant(presage.predict)
         else:
             raise CommandError(f"unknown baseline {name!r}: choose unigram, presage")
     return out
+
+
+def _constant(predict: Predict) -> Callable[[], Predict]:
+    """A factory that hands out the same stateless predictor for every document."""
+    return lambda: predict
 
 
 def _print_table(results: list[dict[str, Any]], ks: list[int], backend: str) -> None:

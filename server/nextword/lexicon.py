@@ -110,7 +110,7 @@ def build_tables(train_files: list[Path], model_dir: Path) -> None:
     arrays.update(ngram.build(train_files, index))
     arrays["tokenizer_digest"] = np.array(tokenizer_digest(tokenizer))
     (model_dir / "lexicon.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
-    np.savez_compressed(model_dir / "lexicon.npz", **arrays)
+    np.savez_compressed(model_dir / "lexicon.npz", **arrays)  # type: ignore[arg-type]
     print(f"lexicon: {len(words):,} words; n-gram tables: {ngram.describe(arrays)}")
 
 

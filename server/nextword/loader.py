@@ -68,7 +68,6 @@ def load(path: str | Path | None = None) -> LoadedModel:
     """
     import mlx.core as mx
     import mlx.nn as nn
-    from mlx.utils import tree_flatten
 
     from nextword.architectures import architecture
 
@@ -93,7 +92,7 @@ def load(path: str | Path | None = None) -> LoadedModel:
     weights: dict[str, Any] = {}
     for file in weight_files:
         try:
-            weights.update(mx.load(str(file)))
+            weights.update(load_safetensors(str(file)))
         except Exception as err:  # mlx raises RuntimeError/ValueError for bad files
             raise ModelError(
                 f"{file} is truncated or corrupt ({str(err).splitlines()[0]}); "
@@ -122,9 +121,24 @@ def load(path: str | Path | None = None) -> LoadedModel:
     model.eval()
 
     tokenizer, bos_id = load_tokenizer(model_dir, int(config.get("vocab_size", 0)))
-    n_params = sum(v.size for _, v in tree_flatten(model.parameters()))
+    n_params = parameter_count(model)
     size = sum(f.stat().st_size for f in weight_files)
     return LoadedModel(model_dir, model, tokenizer, config, bos_id, n_params, size)
+
+
+def parameter_count(model: Any) -> int:
+    from mlx.utils import tree_reduce
+
+    return int(tree_reduce(lambda total, x: total + x.size, model.parameters(), 0))
+
+
+def load_safetensors(path: str) -> dict[str, Any]:
+    import mlx.core as mx
+
+    loaded = mx.load(path)
+    if not isinstance(loaded, dict):
+        raise ValueError("not a safetensors file of named arrays")
+    return loaded
 
 
 def load_tokenizer(model_dir: Path, vocab_size: int) -> tuple[Any, int | None]:

@@ -35,8 +35,10 @@ def run(args: argparse.Namespace) -> int:
     candidates = decider.decide(context, prefix, args.k)
     ms = (time.perf_counter() - start) * 1000
     if args.json:
-        out = {"candidates": [{"text": c.text, "prob": round(c.prob, 6)} for c in candidates]}
-        out["ms"] = round(ms, 3)
+        out = {
+            "candidates": [{"text": c.text, "prob": round(c.prob, 6)} for c in candidates],
+            "ms": round(ms, 3),
+        }
         print(json.dumps(out, ensure_ascii=False))
         return 0
     if not candidates:

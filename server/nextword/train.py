@@ -122,9 +122,7 @@ def run(args: argparse.Namespace) -> int:
         train_model(args, shape, tokens)
     if args.export:
         export(args.run, args.export, args.corpus, sources)
-        from nextword.mixture import fit_and_save
-
-        fit_and_save(args.export, corpus_files(args.corpus, "dev", sources), args.fit_words)
+        finish_export(args.export, args.corpus, sources, args.fit_words)
     return 0
 
 
@@ -172,6 +170,8 @@ def encode_split(
 
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
     sep = tokenizer.token_to_id(SPECIAL_TOKEN)
+    if sep is None:
+        raise ValueError(f"{tokenizer_path} lacks the {SPECIAL_TOKEN} token")
     out: dict[str, np.ndarray] = {}
     for source in sources:
         cache = run_dir / f"tokens-{split}-{source}.npy"
@@ -204,18 +204,19 @@ def train_model(
     import mlx.core as mx
     import mlx.nn as nn
     import mlx.optimizers as optim
-    from mlx.utils import tree_flatten, tree_unflatten
+    from mlx.utils import tree_unflatten
 
     from nextword.architectures import architecture
+    from nextword.loader import load_safetensors, parameter_count
 
     arch = architecture("llama")
     model = arch.Model(arch.ModelArgs.from_dict(shape.config()))
     ckpt = args.run / "checkpoint"
-    state = {"step": 0, "tokens_seen": 0, "seconds": 0.0}
-    optimizer = optim.AdamW(learning_rate=args.lr, weight_decay=0.1, betas=(0.9, 0.95))
+    state: dict[str, Any] = {"step": 0, "tokens_seen": 0, "seconds": 0.0}
+    optimizer = optim.AdamW(learning_rate=args.lr, weight_decay=0.1, betas=[0.9, 0.95])
     if (ckpt / "state.json").exists():
         model.load_weights(str(ckpt / "model.safetensors"))
-        opt_state = mx.load(str(ckpt / "optimizer.safetensors"))
+        opt_state = load_safetensors(str(ckpt / "optimizer.safetensors"))
         optimizer.state = tree_unflatten(list(opt_state.items()))
         state = json.loads((ckpt / "state.json").read_text())
         print(f"resumed at step {state['step']} ({state['tokens_seen']:,} tokens seen)")
@@ -225,7 +226,7 @@ def train_model(
         print(f"starting from the weights of {args.resume_from}")
     state["shape"] = asdict(shape)
     mx.eval(model.parameters())
-    n_params = sum(v.size for _, v in tree_flatten(model.parameters()))
+    n_params = parameter_count(model)
     print(f"model: {n_params / 1e6:.2f}M parameters, {shape}")
 
     train = tokens["train"]
@@ -278,7 +279,7 @@ def train_model(
             elapsed = time.perf_counter() - window_start
             print(
                 f"step {state['step']}/{args.steps} loss {window_loss / 20:.3f} "
-                f"lr {optimizer.learning_rate.item():.2e} {window_tokens / elapsed:,.0f} tok/s",
+                f"lr {float(optimizer.learning_rate):.2e} {window_tokens / elapsed:,.0f} tok/s",
                 flush=True,
             )
             log.write(json.dumps({"step": state["step"], "train_loss": window_loss / 20}) + "\n")
@@ -369,10 +370,11 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
     import mlx.core as mx
 
     from nextword.lexicon import build_tables
+    from nextword.loader import load_safetensors
 
     ckpt = run_dir / "checkpoint"
     state = json.loads((ckpt / "state.json").read_text())
-    weights = mx.load(str(ckpt / "model.safetensors"))
+    weights = load_safetensors(str(ckpt / "model.safetensors"))
     shape = Shape(**state["shape"])
     out.mkdir(parents=True, exist_ok=True)
     config = shape.config()
@@ -408,3 +410,12 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
     training["shape"] = asdict(shape)
     (out / "training.json").write_text(json.dumps(training, indent=2) + "\n")
     print(f"exported {out}")
+
+
+def finish_export(out: Path, corpus: Path, sources: list[str], fit_words: int) -> None:
+    """Fit the mixture on dev text, then write the model card."""
+    from nextword.mixture import fit_and_save
+    from nextword.modelcard import write_card
+
+    fit_and_save(out, corpus_files(corpus, "dev", sources), fit_words)
+    write_card(out, corpus / "manifest.json")

@@ -1,0 +1,92 @@
+"""The model card (README.md in a model directory), written from the facts on disk.
+
+Training facts come from training.json, the data and licences from the corpus
+manifest, the mixture from mixture.json and quality figures from eval.json (the
+`nextword eval --json` output for the dev splits), so the card cannot drift from
+the model it describes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def _load(path: Path) -> Any:
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def write_card(model_dir: Path, manifest_path: Path) -> None:
+    training = _load(model_dir / "training.json") or {}
+    manifest = _load(manifest_path) or {"sources": []}
+    mixture = _load(model_dir / "mixture.json")
+    evals = _load(model_dir / "eval.json") or []
+    config = _load(model_dir / "config.json") or {}
+    shape = training.get("shape", {})
+    used = set(training.get("sources", []))
+    lines = [
+        "# nextword-en: the bundled English model",
+        "",
+        "A small decoder-only transformer in mlx-lm's `llama` format, with the word tables",
+        "nextword mixes into its decisions. Trained from scratch by `nextword train` on the",
+        "corpora below only.",
+        "",
+        "## Model",
+        "",
+        f"- Architecture: `{config.get('model_type')}`, hidden {shape.get('hidden_size')}, "
+        f"{shape.get('num_hidden_layers')} layers, {shape.get('num_attention_heads')} heads, "
+        f"FFN {shape.get('intermediate_size')}, tied embeddings",
+        f"- Tokenizer: byte-level BPE (HF `tokenizers`), {shape.get('vocab_size')} tokens",
+        "- Weights stored in fp16 (run in fp32 on CPU)",
+        f"- Training: {training.get('step', 0):,} steps, "
+        f"{training.get('tokens_seen', 0):,} tokens seen, "
+        f"{training.get('seconds', 0) / 3600:.1f} h on a 2-core x86_64 CPU "
+        "(MLX CPU backend with OpenBLAS)",
+    ]
+    val = training.get("val_loss")
+    if val:
+        per_source = ", ".join(f"{k} {v:.2f}" for k, v in val.items() if k != "mean")
+        lines.append(f"- Validation loss (nats per token): mean {val['mean']:.3f} ({per_source})")
+    if mixture:
+        lines.append(
+            f"- Mixture weights, fitted on dev text ({mixture['positions']:,} words): "
+            + ", ".join(f"{k} {v}" for k, v in mixture["weights"].items())
+        )
+    lines += ["", "## Data and licences", "", "| source | genre | licence | origin | train words |"]
+    lines.append("| --- | --- | --- | --- | --- |")
+    for s in manifest["sources"]:
+        if s["id"] in used:
+            words = s["splits"]["train"]["words"]
+            lines.append(
+                f"| {s['id']} | {s['genre']} | {s['licence']} | {s['origin']} | {words:,} |"
+            )
+    lines += [
+        "",
+        "Dev and test splits are whole documents held out by hash (`nextword prepare-corpus`).",
+        "The Wikipedia excerpt `../parity.txt` (CC BY-SA) serves the quantization parity check.",
+    ]
+    if evals:
+        lines += [
+            "",
+            "## Evaluation (dev splits, `nextword eval`)",
+            "",
+            "| dev text | words | engine | KSR@1 | KSR@3 | KSR@5 | top1 | top3 | MRR@5 |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        for r in evals:
+            name = Path(r["file"]).stem
+            for engine, q in [("nextword", r), *r["baselines"].items()]:
+                lines.append(
+                    f"| {name} | {r['words']:,} | {engine} | {q['ksr@1']:.3f} | "
+                    f"{q['ksr@3']:.3f} | {q['ksr@5']:.3f} | {q['top1']:.3f} | "
+                    f"{q['top3']:.3f} | {q['mrr@5']:.3f} |"
+                )
+        lat = evals[0]["latency_ms"]
+        lines += [
+            "",
+            f"Decision latency ({evals[0]['backend']}, 2-core x86_64): word boundary p50 "
+            f"{lat['boundary']['p50']:.2f} ms, p99 {lat['boundary']['p99']:.2f} ms; inside a "
+            f"word p50 {lat['inword']['p50']:.3f} ms.",
+        ]
+    (model_dir / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
