@@ -33,7 +33,7 @@ def test_code_identifiers_from_the_document(default_engine: Engine):
 
 def test_model_card_exists_and_names_the_data():
     card = (Engine.load.__globals__["DEFAULT_MODEL"] / "README.md").read_text()
-    for needed in ("Licen", "tokens", "validation", "wiki"):
+    for needed in ("licence", "tokens seen", "Validation loss", "wiki", "Mixture weights"):
         assert needed in card
 
 

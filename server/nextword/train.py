@@ -286,6 +286,7 @@ def train_model(
             window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
         if state["step"] % args.eval_every == 0:
             val = validate()
+            state["val_loss"] = val  # the latest, for an export mid-run
             print("validation " + " ".join(f"{k} {v:.3f}" for k, v in val.items()), flush=True)
             log.write(json.dumps({"step": state["step"], "val_loss": val}) + "\n")
             log.flush()
