@@ -98,7 +98,10 @@ class Engine:
         Raises:
             loader.ModelError: with a one-line message naming the problem and the fix.
         """
+        from nextword.blas import set_inference_threads
+
         start = time.perf_counter()
+        set_inference_threads()
         loaded = load(model)
         lexicon, arrays = load_lexicon(loaded.path, loaded.tokenizer, DEFAULT_MODEL)
         ngram = NGram(arrays, lexicon.unigram) if "bi_keys" in arrays else None

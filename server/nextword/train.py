@@ -19,6 +19,7 @@ import json
 import math
 import os
 import shutil
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -260,7 +261,13 @@ def train_model(
         losses["mean"] = float(np.mean(list(losses.values())))
         return losses
 
+    from tqdm import tqdm
+
     log = (args.run / "log.jsonl").open("a")
+    # A bar on a terminal; in a log file (a background run) the periodic lines suffice.
+    bar = tqdm(
+        total=args.steps, initial=state["step"], unit="step", disable=not sys.stderr.isatty()
+    )
     start = time.perf_counter()
     deadline = start + args.minutes * 60 if args.minutes else math.inf
     window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
@@ -273,27 +280,29 @@ def train_model(
         mx.eval(loss, step_state)
         state["step"] += 1
         state["tokens_seen"] += batch * seq
+        bar.update(1)
         window_loss += float(loss)
         window_tokens += batch * seq
         if state["step"] % 20 == 0:
             elapsed = time.perf_counter() - window_start
-            print(
+            bar.set_postfix(loss=f"{window_loss / 20:.3f}", tok_s=f"{window_tokens / elapsed:,.0f}")
+            bar.write(
                 f"step {state['step']}/{args.steps} loss {window_loss / 20:.3f} "
-                f"lr {float(optimizer.learning_rate):.2e} {window_tokens / elapsed:,.0f} tok/s",
-                flush=True,
+                f"lr {float(optimizer.learning_rate):.2e} {window_tokens / elapsed:,.0f} tok/s"
             )
             log.write(json.dumps({"step": state["step"], "train_loss": window_loss / 20}) + "\n")
             window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
         if state["step"] % args.eval_every == 0:
             val = validate()
             state["val_loss"] = val  # the latest, for an export mid-run
-            print("validation " + " ".join(f"{k} {v:.3f}" for k, v in val.items()), flush=True)
+            bar.write("validation " + " ".join(f"{k} {v:.3f}" for k, v in val.items()))
             log.write(json.dumps({"step": state["step"], "val_loss": val}) + "\n")
             log.flush()
         if state["step"] % args.save_every == 0:
             state["seconds"] += time.perf_counter() - start
             start = time.perf_counter()
             save_checkpoint(ckpt, model, optimizer, state)
+    bar.close()
     state["seconds"] += time.perf_counter() - start
     save_checkpoint(ckpt, model, optimizer, state)
     val = validate()
