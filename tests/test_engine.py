@@ -114,3 +114,17 @@ def test_scorer_matches_a_full_forward(tiny_engine: Engine):
     np.testing.assert_allclose(
         back, sequence_logprobs(tiny_engine.loaded.model, tokens[:-2])[-1], atol=1e-4
     )
+
+
+def test_slide_ahead_spares_the_next_decision_the_recompute(tiny_engine: Engine):
+    decider = tiny_engine.decider(window_tokens=32)
+    text = ""
+    while len(decider._scorer.tokens) < 26:
+        text += "the user types a word "
+        decider.decide(text, "", 3)
+    assert decider.slide_ahead(text)
+    run = decider._scorer.tokens_run
+    decider.decide(text, "", 3)
+    # The window already slid: the decision ran only the last token again.
+    assert decider._scorer.tokens_run - run <= 1
+    assert not decider.slide_ahead(text)

@@ -55,7 +55,8 @@ class Scorer:
             self._cache = make_cache(self._model)
             common = 0
         new = tokens[common:]
-        logits = self._model(mx.array(new, dtype=mx.int32)[None], cache=self._cache)[0, -1]
+        batch = mx.array(np.asarray(new, dtype=np.int32))[None]  # (1, L)
+        logits = self._model(batch, cache=self._cache)[0, -1]
         logits = logits.astype(mx.float32)
         logprobs = logits - mx.logsumexp(logits)
         self._last = np.array(logprobs)
