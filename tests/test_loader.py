@@ -77,3 +77,13 @@ def test_cli_reports_a_bad_model_in_one_line(tmp_path: Path):
     result = nextword("predict", "hello", "--model", str(tmp_path / "nope"), check=False)
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "content", ["{", '{"weights": {"neural": -1}}', '{"weights": {"neural": 0, "ngram": 0}}']
+)
+def test_bad_mixture_file(tiny_model: Path, tmp_path: Path, content: str):
+    model = broken_copy(tiny_model, tmp_path / "m")
+    (model / "mixture.json").write_text(content)
+    with pytest.raises(ModelError, match="mixture.json"):
+        Engine.load(model)

@@ -23,7 +23,7 @@ import numpy as np
 
 from nextword.doclocal import DocumentWords
 from nextword.lexicon import Lexicon, load_lexicon
-from nextword.loader import DEFAULT_MODEL, LoadedModel, load
+from nextword.loader import DEFAULT_MODEL, LoadedModel, ModelError, load
 from nextword.ngram import NGram, history_ids
 from nextword.scorer import Scorer
 from nextword.words import WORD_RE, is_candidate, is_word, starts_sentence
@@ -78,6 +78,24 @@ class _Boundary:
     logprobs: np.ndarray  # the model's next-token log-probabilities
 
 
+def read_weights(path: Path) -> dict[str, float]:
+    """The fitted mixture weights (mixture.py), or the defaults where there is no file.
+
+    Raises:
+        ModelError: the file exists but does not hold non-negative weights.
+    """
+    if not path.exists():
+        return dict(DEFAULT_WEIGHTS)
+    try:
+        weights = json.loads(path.read_text(encoding="utf-8"))["weights"]
+        out = {name: float(weights[name]) for name in DEFAULT_WEIGHTS}
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise ModelError(f"{path} is malformed ({err!r}); delete it to use defaults") from None
+    if any(w < 0 for w in out.values()) or out["neural"] + out["ngram"] <= 0:
+        raise ModelError(f"{path} needs non-negative weights, neural or ngram above 0")
+    return out
+
+
 class Engine:
     """A loaded model and its word tables; hand out one `Decider` per document."""
 
@@ -105,11 +123,7 @@ class Engine:
         loaded = load(model)
         lexicon, arrays = load_lexicon(loaded.path, loaded.tokenizer, DEFAULT_MODEL)
         ngram = NGram(arrays, lexicon.unigram) if "bi_keys" in arrays else None
-        weights = dict(DEFAULT_WEIGHTS)
-        mixture = loaded.path / "mixture.json"
-        if mixture.exists():
-            weights.update(json.loads(mixture.read_text())["weights"])
-        engine = cls(loaded, lexicon, ngram, weights)
+        engine = cls(loaded, lexicon, ngram, read_weights(loaded.path / "mixture.json"))
         if warmup:
             engine.warmup()
         engine.load_seconds = time.perf_counter() - start
@@ -343,7 +357,7 @@ class Decider:
         parts, tokens, logprobs, lead = self.components(context)
         # Weights of the components present renormalised: an empty document has no
         # document-local evidence, and its share goes to the others.
-        norm = sum(self.engine.weights[p.name] for p in parts)
+        norm = sum(self.engine.weights[p.name] for p in parts) or 1.0
         mixed = np.zeros(len(self.engine.lexicon), dtype=np.float64)
         extra: dict[str, float] = {}
         for part in parts:
