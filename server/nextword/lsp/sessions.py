@@ -1,0 +1,344 @@
+"""Per-document typing state, and when to ask the engine for a decision.
+
+Each open document has a `Session`: its engine `Decider` (token window, KV cache),
+where the cursor is, the context of the decision the decider holds, the decision in
+flight, and a generation counter bumped by every edit at or before the cursor, so a
+request overtaken by newer typing is answered empty rather than stale.
+
+A change of context at the cursor (a word boundary: space, punctuation, newline,
+deletion, paste, undo) starts a decision at once on the worker, through the per-
+document throttle; keystrokes inside a word only filter the decision already made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from nextword.lsp.settings import Settings
+from nextword.lsp.stats import ServerStats
+from nextword.lsp.throttle import Throttle
+from nextword.lsp.worker import InferenceWorker
+from nextword.words import split_prefix
+
+if TYPE_CHECKING:
+    from pygls.workspace import TextDocument
+
+    from nextword.engine import Candidate, Decider, Engine
+
+log = logging.getLogger(__name__)
+_LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
+
+
+def _after(start: types.Position, text: str, units: Callable[[str], int]) -> types.Position:
+    """The position just after `text` inserted at `start` (in the client's units)."""
+    lines = _LINE_BREAK_RE.split(text)
+    if len(lines) == 1:
+        return types.Position(start.line, start.character + units(text))
+    return types.Position(start.line + len(lines) - 1, units(lines[-1]))
+
+
+def _slide_key(uri: str) -> str:
+    """The worker key of a document's idle window slide (apart from its decisions)."""
+    return uri + "#slide"
+
+
+def _key(p: types.Position) -> tuple[int, int]:
+    return (p.line, p.character)
+
+
+def track_cursor(
+    cursor: types.Position | None,
+    changes: Sequence[types.TextDocumentContentChangeEvent],
+    units: Callable[[str], int],
+) -> tuple[types.Position | None, bool, bool]:
+    """Follow the cursor through one didChange.
+
+    A change that touches the cursor is typing (an insert, a backspace, a paste over
+    a selection, an undo there): the cursor moves to the end of the inserted text. A
+    change before the cursor shifts it; one after it leaves it alone.
+
+    Returns:
+        (the new cursor or None when unknown, typed at the cursor, text before the
+        cursor changed).
+    """
+    typed = before = False
+    for change in changes:
+        if not isinstance(change, types.TextDocumentContentChangePartial):
+            # A whole-document replacement: the cursor is unknown until the next request.
+            cursor, before = None, True
+            continue
+        start, end = change.range.start, change.range.end
+        new_end = _after(start, change.text, units)
+        if cursor is None or _key(start) <= _key(cursor) <= _key(end):
+            cursor, typed, before = new_end, True, True
+        elif _key(end) < _key(cursor):
+            before = True
+            if cursor.line == end.line:
+                cursor = types.Position(
+                    new_end.line, new_end.character + cursor.character - end.character
+                )
+            else:
+                cursor = types.Position(cursor.line + new_end.line - end.line, cursor.character)
+    return cursor, typed, before
+
+
+def text_before(doc: TextDocument, position: types.Position) -> str:
+    """The document text before a client position (clamped to the document)."""
+    source = doc.source
+    try:
+        offset = doc.offset_at_position(position)
+    except (IndexError, ValueError):
+        return source
+    return source[: max(0, min(offset, len(source)))]
+
+
+@dataclass
+class Session:
+    """One open document's typing state."""
+
+    uri: str
+    language_id: str
+    decider: Decider | None = None  # made on the worker thread, on first use
+    cursor: types.Position | None = None  # best guess until a request says where it is
+    generation: int = 0  # bumped by each edit at or before the cursor
+    decided: str | None = None  # the context the decider's decision is for
+    pending_context: str | None = None  # the context of the decision in flight or held
+    pending: asyncio.Future[Any] | None = None  # None while the throttle holds it
+    shown_context: str | None = None
+    shown: set[str] = field(default_factory=set)  # words offered at shown_context
+
+    def typing_through(self, context: str, prefix: str) -> bool:
+        """True when the prefix is the start of (or all of) a word already offered here."""
+        return context == self.shown_context and any(w.startswith(prefix) for w in self.shown)
+
+    def remember(self, context: str, words: Sequence[str]) -> None:
+        if context != self.shown_context:
+            self.shown_context, self.shown = context, set()
+        self.shown.update(words)
+
+
+class Sessions:
+    """All open documents, the engine they share, the worker and the throttle."""
+
+    def __init__(self, worker: InferenceWorker, stats: ServerStats, settings: Settings):
+        self.worker = worker
+        self.stats = stats
+        self.settings = settings
+        self.engine: Engine | None = None
+        self.throttle = Throttle(
+            settings.throttleMs / 1000.0,
+            on_skip=lambda uri: stats.count(uri, "decisions_skipped"),
+        )
+        self._docs: dict[str, Session] = {}
+
+    # -- engine and settings --------------------------------------------------------
+
+    def set_engine(self, engine: Engine | None) -> None:
+        self.engine = engine
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every decider (a new model, window or temperature)."""
+        for s in self._docs.values():
+            self._drop_pending(s)
+            s.decider, s.decided = None, None
+            s.shown_context, s.shown = None, set()
+            s.generation += 1
+
+    def configure(self, settings: Settings) -> None:
+        old, self.settings = self.settings, settings
+        self.throttle.interval_s = settings.throttleMs / 1000.0
+        if (old.windowTokens, old.temperature) != (settings.windowTokens, settings.temperature):
+            self.reset()
+
+    def serves(self, s: Session) -> bool:
+        return self.engine is not None and s.language_id in self.settings.languages
+
+    # -- document lifecycle -----------------------------------------------------------
+
+    def open(self, uri: str, language_id: str) -> None:
+        self._docs[uri] = Session(uri, language_id)
+
+    def close(self, uri: str) -> None:
+        s = self._docs.pop(uri, None)
+        if s is not None:
+            self._drop_pending(s)
+        self.throttle.forget(uri)
+        self.stats.forget(uri)
+
+    def get(self, uri: str) -> Session | None:
+        return self._docs.get(uri)
+
+    def changed(
+        self,
+        uri: str,
+        doc: TextDocument,
+        changes: Sequence[types.TextDocumentContentChangeEvent],
+    ) -> None:
+        """A typing event: move the cursor, supersede older requests, speculate at a boundary."""
+        s = self._docs.get(uri)
+        if s is None:
+            return
+        units = doc.position_codec.client_num_units
+        s.cursor, typed, before = track_cursor(s.cursor, changes, units)
+        if before:
+            s.generation += 1
+        if not typed or s.cursor is None or not self.serves(s):
+            return
+        context, _ = split_prefix(text_before(doc, s.cursor))
+        if context != s.decided:
+            # A word boundary: decide now, so the candidates are ready for the next key.
+            self._decision(s, context)
+
+    # -- answering requests -------------------------------------------------------------
+
+    def generation(self, uri: str) -> int | None:
+        """The document's generation now: a request stamps it when it arrives."""
+        s = self._docs.get(uri)
+        return None if s is None else s.generation
+
+    async def candidates(
+        self,
+        uri: str,
+        doc: TextDocument,
+        position: types.Position,
+        k: int,
+        *,
+        generation: int | None = None,
+    ) -> tuple[str, list[Candidate]]:
+        """(prefix, candidates) at a position; no candidates when not ready or stale.
+
+        Args:
+            generation: the document's generation when the request arrived; typing
+                since then supersedes the request (its position is out of date).
+        """
+        s = self._docs.get(uri)
+        if s is None or not self.serves(s):
+            return "", []
+        if generation is None:
+            generation = s.generation
+        elif generation != s.generation:
+            self.stats.count(uri, "superseded")
+            return "", []
+        s.cursor = position
+        context, prefix = split_prefix(text_before(doc, position))
+        if context == s.decided:
+            self.stats.count(uri, "cache_hits")
+        else:
+            pending = self._decision(s, context)
+            if pending is None:
+                self.stats.count(uri, "throttled_answers")
+                return prefix, []
+            try:
+                # Shielded: a cancelled request must not cancel a decision others await.
+                await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                if not pending.cancelled():
+                    raise  # this request was cancelled
+                return prefix, []  # the decision was superseded
+            if s.decided != context:
+                return prefix, []
+        found = await asyncio.wrap_future(
+            self.worker.submit(lambda: self._filter(s, context, prefix, k))
+        )
+        if generation != s.generation:
+            self.stats.count(uri, "superseded")
+            return prefix, []
+        if not found and prefix and not s.typing_through(context, prefix):
+            self._spell(s, context, prefix, k)
+        s.remember(context, [c.text for c in found])
+        return prefix, found
+
+    # -- model work, through the throttle and the worker --------------------------------
+
+    def _decision(self, s: Session, context: str) -> asyncio.Future[Any] | None:
+        """The decision for `context`: in flight (a future), held by the throttle (None)."""
+        if s.pending_context == context:
+            return s.pending
+        self._drop_pending(s)
+        s.pending_context = context
+
+        def fire() -> None:
+            k = self.settings.k
+            job = self.worker.submit(lambda: self._decide(s, context, k), key=s.uri)
+            pending = asyncio.wrap_future(job)
+            s.pending = pending
+            pending.add_done_callback(lambda f: self._decided(s, context, f))
+
+        self.throttle.call(s.uri, fire)
+        return s.pending
+
+    def _decided(self, s: Session, context: str, future: asyncio.Future[Any]) -> None:
+        if s.pending is future:
+            s.pending, s.pending_context = None, None
+        if future.cancelled():
+            self.stats.count(s.uri, "decisions_skipped")
+            return
+        if future.exception() is not None:
+            log.error("decision failed: %s", future.exception())
+            return
+        decider: Decider = future.result()
+        # A reset may have replaced the decider while this one was deciding.
+        if decider is s.decider:
+            s.decided = context
+            self.stats.count(s.uri, "decisions_run")
+            # While the user reads the candidates, slide a nearly full token window, so
+            # the next decision does not pay for it; new typing drops this job.
+            self.worker.submit(lambda: decider.slide_ahead(context), key=_slide_key(s.uri))
+
+    def _spell(self, s: Session, context: str, prefix: str, k: int) -> None:
+        """Spell out words for an unknown prefix in the background, for the next keys.
+
+        The engine keeps spelled words with the decision, so the following keystrokes
+        filter them for free; the request at hand is not kept waiting for the model.
+        """
+        self._drop_pending(s)
+
+        def fire() -> None:
+            job = self.worker.submit(
+                lambda: self._filter(s, context, prefix, k, spell=True), key=s.uri
+            )
+            job.add_done_callback(lambda f: self._spelled(s, f))
+
+        self.throttle.call(s.uri, fire)
+
+    def _spelled(self, s: Session, future: Any) -> None:
+        if not future.cancelled():
+            self.stats.count(s.uri, "decisions_run")
+
+    def _drop_pending(self, s: Session) -> None:
+        """Stale work is dropped: a held call is cancelled, a waiting job removed."""
+        self.worker.drop(_slide_key(s.uri))
+        self.throttle.cancel(s.uri)
+        if s.pending is not None:
+            self.worker.drop(s.uri)
+        s.pending, s.pending_context = None, None
+
+    # -- on the worker thread -----------------------------------------------------------
+
+    def _decide(self, s: Session, context: str, k: int) -> Decider:
+        """Make the decision at `context` (a model forward unless already cached)."""
+        if s.decider is None:
+            assert self.engine is not None
+            s.decider = self.engine.decider(
+                window_tokens=self.settings.windowTokens, temperature=self.settings.temperature
+            )
+        decider = s.decider
+        decider.decide(context, "", k, spell=False)
+        return decider
+
+    def _filter(
+        self, s: Session, context: str, prefix: str, k: int, *, spell: bool = False
+    ) -> list[Candidate]:
+        """The decision at `context` filtered by `prefix`; never a model call unless `spell`."""
+        decider = s.decider
+        if decider is None or not decider.has_cached(context):
+            return []
+        return decider.decide(context, prefix, k, spell=spell)

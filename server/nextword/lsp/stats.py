@@ -1,0 +1,75 @@
+"""Counters and completion latency percentiles, per document and for the whole server.
+
+Served by the `nextword/stats` request and the `nextword.stats` command; the overall
+figures keep counting after a document closes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+# Latency samples kept per document: enough for stable p99s, bounded memory.
+MAX_SAMPLES = 20_000
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """The q-th percentile (0..100) by linear interpolation; 0.0 for no values."""
+    if not sorted_values:
+        return 0.0
+    pos = (len(sorted_values) - 1) * q / 100.0
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+@dataclass
+class Counters:
+    """One document's (or the server's) figures."""
+
+    decisions_run: int = 0  # model jobs that ran (boundary decisions and word spelling)
+    decisions_skipped: int = 0  # model decisions dropped by the throttle or superseded
+    throttled_answers: int = 0  # requests answered empty while their decision was held
+    cache_hits: int = 0  # requests answered from the current decision, no model call
+    superseded: int = 0  # requests answered empty because newer typing arrived
+    latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=MAX_SAMPLES))
+
+    def report(self) -> dict[str, Any]:
+        ordered = sorted(self.latencies_ms)
+        return {
+            "decisionsRun": self.decisions_run,
+            "decisionsSkipped": self.decisions_skipped,
+            "throttledAnswers": self.throttled_answers,
+            "cacheHits": self.cache_hits,
+            "superseded": self.superseded,
+            "completions": len(ordered),
+            "latencyMs": {f"p{q}": round(percentile(ordered, q), 3) for q in (50, 95, 99)},
+        }
+
+
+class ServerStats:
+    """Counters per document URI plus the overall sum."""
+
+    def __init__(self) -> None:
+        self.overall = Counters()
+        self.documents: dict[str, Counters] = {}
+
+    def count(self, uri: str, name: str, n: int = 1) -> None:
+        """Add `n` to the counter `name` of `uri` and of the overall figures."""
+        doc = self.documents.setdefault(uri, Counters())
+        setattr(doc, name, getattr(doc, name) + n)
+        setattr(self.overall, name, getattr(self.overall, name) + n)
+
+    def latency(self, uri: str, ms: float) -> None:
+        self.documents.setdefault(uri, Counters()).latencies_ms.append(ms)
+        self.overall.latencies_ms.append(ms)
+
+    def forget(self, uri: str) -> None:
+        self.documents.pop(uri, None)
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "overall": self.overall.report(),
+            "documents": [{"uri": uri, **c.report()} for uri, c in self.documents.items()],
+        }
