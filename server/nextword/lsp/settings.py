@@ -87,6 +87,12 @@ _RULES: dict[str, tuple[tuple[type, ...], Any, str]] = {
 }
 
 
+# Settings the editor clients keep for themselves arrive in the same "nextword"
+# section (VS Code's `nextword.server.command`, the on/off toggle): not the server's
+# business, and not an error.
+CLIENT_SETTINGS = frozenset({"server", "enabled"})
+
+
 def parse_settings(raw: Any, *, base: Settings | None = None) -> tuple[Settings, list[str]]:
     """Validate a settings object from the client.
 
@@ -107,6 +113,8 @@ def parse_settings(raw: Any, *, base: Settings | None = None) -> tuple[Settings,
     values: dict[str, Any] = {}
     errors: list[str] = []
     for name, value in raw.items():
+        if name in CLIENT_SETTINGS:
+            continue
         rule = _RULES.get(name)
         if rule is None:
             errors.append(f"unknown nextword setting `{name}` ignored")
