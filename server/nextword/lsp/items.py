@@ -8,24 +8,6 @@ from lsprotocol import types
 
 from nextword.words import is_candidate
 
-# Where a popup at a plain space is welcome. In code, a popup on every space would let
-# Enter accept a word when the user meant a newline, so there the word popup opens only
-# once a word character is typed, beside the language server's own items.
-PROSE_LANGUAGES = frozenset(
-    {
-        "plaintext",
-        "markdown",
-        "git-commit",
-        "gitcommit",
-        "restructuredtext",
-        "latex",
-        "tex",
-        "org",
-        "asciidoc",
-        "text",
-        "mail",
-    }
-)
 # A space asks for the next word; typing inside a word is covered by isIncomplete.
 TRIGGER_CHARACTERS = [" "]
 

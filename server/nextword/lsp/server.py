@@ -22,7 +22,7 @@ from nextword.lsp import items
 from nextword.lsp.documents import LspWorkspace
 from nextword.lsp.logs import apply_log_level, attach_client_log
 from nextword.lsp.sessions import Sessions
-from nextword.lsp.settings import Settings, parse_settings
+from nextword.lsp.settings import PROSE_LANGUAGES, Settings, parse_settings
 from nextword.lsp.stats import ServerStats
 from nextword.lsp.worker import InferenceWorker
 
@@ -250,7 +250,7 @@ async def completion(ls: NextwordServer, params: types.CompletionParams) -> type
         or (
             context is not None
             and context.trigger_kind == types.CompletionTriggerKind.TriggerCharacter
-            and session.language_id not in items.PROSE_LANGUAGES
+            and session.language_id not in PROSE_LANGUAGES
         )
     ):
         return items.completion_list([], types.Range(position, position))

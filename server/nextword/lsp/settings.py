@@ -15,8 +15,10 @@ from typing import Any
 
 LOG_LEVELS = ("error", "warning", "info", "debug", "trace")
 
-# Languages where words are worth offering: prose first, then code (comments, strings).
-DEFAULT_LANGUAGES = (
+# Prose languages: there a popup at a plain space is welcome. In code, a popup on
+# every space would let Enter accept a word when the user meant a newline, so there
+# the word popup opens only once a word character is typed.
+PROSE_LANGUAGES = (
     "plaintext",
     "markdown",
     "git-commit",
@@ -28,6 +30,9 @@ DEFAULT_LANGUAGES = (
     "asciidoc",
     "text",
     "mail",
+)
+# Languages where words are worth offering: prose, then code (comments, strings).
+DEFAULT_LANGUAGES = PROSE_LANGUAGES + (
     "python",
     "javascript",
     "typescript",
