@@ -87,3 +87,11 @@ def test_bad_mixture_file(tiny_model: Path, tmp_path: Path, content: str):
     (model / "mixture.json").write_text(content)
     with pytest.raises(ModelError, match="mixture.json"):
         Engine.load(model)
+
+
+def test_corrupt_word_tables(tiny_model: Path, tmp_path: Path):
+    model = broken_copy(tiny_model, tmp_path / "m")
+    tables = model / "lexicon.npz"
+    tables.write_bytes(tables.read_bytes()[:500])
+    with pytest.raises(ModelError, match="word tables"):
+        Engine.load(model)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -121,7 +122,13 @@ class Engine:
         start = time.perf_counter()
         set_inference_threads()
         loaded = load(model)
-        lexicon, arrays = load_lexicon(loaded.path, loaded.tokenizer, DEFAULT_MODEL)
+        try:
+            lexicon, arrays = load_lexicon(loaded.path, loaded.tokenizer, DEFAULT_MODEL)
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+            raise ModelError(
+                f"the word tables (lexicon.txt, lexicon.npz) of {loaded.path} are unreadable "
+                f"({type(err).__name__}); re-export the model or delete both files"
+            ) from None
         ngram = NGram(arrays, lexicon.unigram) if "bi_keys" in arrays else None
         engine = cls(loaded, lexicon, ngram, read_weights(loaded.path / "mixture.json"))
         if warmup:
