@@ -225,7 +225,7 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
         "empty_answers": empty,
         "decisions_run": overall["decisionsRun"],
         "decisions_skipped": overall["decisionsSkipped"],
-        "throttled_answers": overall["throttledAnswers"],
+        "throttle_waits": overall["throttleWaits"],
         "cache_hits": overall["cacheHits"],
         "server_latency_ms": overall["latencyMs"],
         "peak_rss_mb": round(rss, 1) if rss is not None else None,
@@ -261,7 +261,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {part:8s}  p50 {p['p50']:.2f}  p95 {p['p95']:.2f}  p99 {p['p99']:.2f} ms")
     print(
         f"decisions run {figures['decisions_run']}, skipped by the throttle "
-        f"{figures['decisions_skipped']}, throttled answers {figures['throttled_answers']}, "
+        f"{figures['decisions_skipped']}, throttle waits {figures['throttle_waits']}, "
         f"cache hits {figures['cache_hits']}, empty answers {figures['empty_answers']}"
     )
     print(f"peak RSS {figures['peak_rss_mb']} MB, cold start {figures['cold_start_s']:.2f} s")

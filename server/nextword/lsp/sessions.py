@@ -44,6 +44,18 @@ def _after(start: types.Position, text: str, units: Callable[[str], int]) -> typ
     return types.Position(start.line + len(lines) - 1, units(lines[-1]))
 
 
+def _settle(target: asyncio.Future[Any], source: asyncio.Future[Any]) -> None:
+    """Pass a finished job's outcome on to the decision future requests await."""
+    if target.done():
+        return
+    if source.cancelled():
+        target.cancel()
+    elif source.exception() is not None:
+        target.set_exception(source.exception())  # type: ignore[arg-type]
+    else:
+        target.set_result(source.result())
+
+
 def _slide_key(uri: str) -> str:
     """The worker key of a document's idle window slide (apart from its decisions)."""
     return uri + "#slide"
@@ -233,9 +245,8 @@ class Sessions:
             self.stats.count(uri, "cache_hits")
         else:
             pending = self._decision(s, context)
-            if pending is None:
-                self.stats.count(uri, "throttled_answers")
-                return prefix, []
+            if self.throttle.held(uri):
+                self.stats.count(uri, "throttle_waits")
             try:
                 # Shielded: a cancelled request must not cancel a decision others await.
                 await asyncio.shield(pending)
@@ -258,22 +269,29 @@ class Sessions:
 
     # -- model work, through the throttle and the worker --------------------------------
 
-    def _decision(self, s: Session, context: str) -> asyncio.Future[Any] | None:
-        """The decision for `context`: in flight (a future), held by the throttle (None)."""
-        if s.pending_context == context:
+    def _decision(self, s: Session, context: str) -> asyncio.Future[Any]:
+        """The decision for `context`, in flight or held by the throttle.
+
+        A request may await it either way: a held decision runs when the interval
+        ends (at most `throttleMs`), and newer typing cancels it.
+        """
+        if s.pending_context == context and s.pending is not None:
             return s.pending
         self._drop_pending(s)
         s.pending_context = context
+        decision: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        s.pending = decision
+        decision.add_done_callback(lambda f: self._decided(s, context, f))
 
         def fire() -> None:
             k = self.settings.k
-            job = self.worker.submit(lambda: self._decide(s, context, k), key=s.uri)
-            pending = asyncio.wrap_future(job)
-            s.pending = pending
-            pending.add_done_callback(lambda f: self._decided(s, context, f))
+            job = asyncio.wrap_future(
+                self.worker.submit(lambda: self._decide(s, context, k), key=s.uri)
+            )
+            job.add_done_callback(lambda f: _settle(decision, f))
 
         self.throttle.call(s.uri, fire)
-        return s.pending
+        return decision
 
     def _decided(self, s: Session, context: str, future: asyncio.Future[Any]) -> None:
         if s.pending is future:
@@ -319,6 +337,7 @@ class Sessions:
         self.throttle.cancel(s.uri)
         if s.pending is not None:
             self.worker.drop(s.uri)
+            s.pending.cancel()  # requests awaiting it answer empty
         s.pending, s.pending_context = None, None
 
     # -- on the worker thread -----------------------------------------------------------

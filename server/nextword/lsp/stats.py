@@ -30,7 +30,7 @@ class Counters:
 
     decisions_run: int = 0  # model jobs that ran (boundary decisions and word spelling)
     decisions_skipped: int = 0  # model decisions dropped by the throttle or superseded
-    throttled_answers: int = 0  # requests answered empty while their decision was held
+    throttle_waits: int = 0  # requests that waited for a decision the throttle held
     cache_hits: int = 0  # requests answered from the current decision, no model call
     superseded: int = 0  # requests answered empty because newer typing arrived
     latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=MAX_SAMPLES))
@@ -40,7 +40,7 @@ class Counters:
         return {
             "decisionsRun": self.decisions_run,
             "decisionsSkipped": self.decisions_skipped,
-            "throttledAnswers": self.throttled_answers,
+            "throttleWaits": self.throttle_waits,
             "cacheHits": self.cache_hits,
             "superseded": self.superseded,
             "completions": len(ordered),

@@ -1,0 +1,293 @@
+"""End-to-end: the Neovim plugin (neovim/) in real Neovim 0.11, the real server, the bundled model.
+
+Each test drives `nvim --embed --headless --clean` through pynvim. Keys go in with
+`nvim.input`, as typed keys do, so the built-in LSP client, its autotrigger and the
+popup run as they do for a user; the tests poll `complete_info()` and the buffer with
+timeouts, never fixed sleeps. `scripts/install-neovim` puts nvim and pynvim in the venv.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from conftest import ROOT, nextword
+from nextword.lsp.settings import DEFAULT_LANGUAGES, Settings
+
+pynvim = pytest.importorskip("pynvim", reason="run scripts/install-neovim")
+
+BIN = Path(sys.executable).parent  # the venv's bin: nvim and nextword
+NVIM = BIN / "nvim"
+PLUGIN = ROOT / "neovim"
+TIMEOUT = 30.0  # generous: a cold server start on a loaded 2-core machine takes seconds
+
+pytestmark = pytest.mark.skipif(
+    not NVIM.exists(), reason="no nvim in the venv: run scripts/install-neovim"
+)
+
+# Loaded into each nvim before setup(): record vim.notify calls (the plugin's and
+# Neovim's own LSP messages) instead of printing them, and a readiness probe.
+HARNESS = """
+_G.notes = {}
+vim.notify = function(msg, level)
+  table.insert(_G.notes, { msg = msg, level = level or vim.log.levels.INFO })
+end
+-- Ready once the server answers a completion with words (the model has loaded).
+function _G.nextword_ready()
+  local client = require("nextword").client()
+  if not (client and client.initialized and vim.lsp.buf_is_attached(0, client.id)) then
+    return false
+  end
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(0) },
+    position = { line = 0, character = 0 },
+  }
+  local reply = client:request_sync("textDocument/completion", params, 2000, 0)
+  return reply ~= nil and reply.result ~= nil and #reply.result.items > 0
+end
+"""
+
+WARN, ERROR = 3, 4  # vim.log.levels
+T = TypeVar("T")
+
+
+def wait_for(probe: Callable[[], T], what: str, timeout: float = TIMEOUT) -> T:
+    """Poll `probe` until it returns something truthy; fail naming `what` and the last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}: {value!r}")
+        time.sleep(0.05)
+
+
+def start_nvim(home: Path, options: str = "{}") -> Any:
+    """A headless nvim with the plugin on the runtimepath and `setup(options)` called."""
+    env = {
+        "XDG_CONFIG_HOME": home / "config",
+        "XDG_DATA_HOME": home / "data",
+        "XDG_STATE_HOME": home / "state",  # the LSP log lands here
+        "XDG_CACHE_HOME": home / "cache",
+        "NVIM_LOG_FILE": home / "nvim.log",
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",  # `nextword` on PATH
+    }
+    argv = ["env", *(f"{k}={v}" for k, v in env.items()), str(NVIM), "--embed", "--headless"]
+    argv += ["--clean", "--cmd", f"lua vim.opt.rtp:prepend({json.dumps(str(PLUGIN))})"]
+    nvim = pynvim.attach("child", argv=argv)
+    nvim.command("set noshowmode")
+    nvim.exec_lua(HARNESS)
+    nvim.exec_lua(f"require('nextword').setup({options})")
+    return nvim
+
+
+def quit_nvim(nvim: Any) -> None:
+    """Quit; Neovim stops its language servers on the way out."""
+    with contextlib.suppress(OSError, EOFError):  # it is gone, as asked
+        nvim.quit("qa!")
+    nvim.close()
+
+
+def notes(nvim: Any) -> list[dict[str, Any]]:
+    return nvim.exec_lua("return _G.notes")
+
+
+def popup(nvim: Any) -> dict[str, Any]:
+    return nvim.call("complete_info", ["pum_visible", "items", "selected"])
+
+
+def popup_words(nvim: Any, prefix: str = "") -> list[str] | None:
+    """The popup's words once it shows and all of them extend `prefix`; else None."""
+    info = popup(nvim)
+    words = [item["word"] for item in info["items"]]
+    if info["pum_visible"] and words and all(w.startswith(prefix) for w in words):
+        return words
+    return None
+
+
+def checkhealth(nvim: Any) -> str:
+    nvim.command("checkhealth nextword")
+    text = "\n".join(nvim.current.buffer[:])
+    nvim.command("bwipeout")
+    return text
+
+
+@pytest.fixture(scope="module")
+def editor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """nvim with the plugin, the real server (found on PATH) and k = 3, on a text buffer."""
+    home = tmp_path_factory.mktemp("nvim")
+    nvim = start_nvim(home, "{ settings = { k = 3 } }")
+    # Probe readiness on a buffer of its own: the server throttles model decisions per
+    # document, and a probe's decision must not hold back the first one typed below.
+    nvim.command(f"edit {home / 'probe.txt'}")
+    wait_for(lambda: nvim.exec_lua("return _G.nextword_ready()"), "the server and its model")
+    nvim.command(f"edit {home / 'notes.txt'}")
+    wait_for(
+        lambda: nvim.exec_lua("return #vim.lsp.get_clients({ bufnr = 0, name = 'nextword' })"),
+        "notes.txt to attach",
+    )
+    yield nvim
+    quit_nvim(nvim)
+
+
+def test_typing_pops_up_nextword_candidates_and_ctrl_y_accepts(editor: Any) -> None:
+    assert editor.eval("&filetype") == "text"
+    editor.input("iThe history of ")
+    # The space is the server's trigger character: the popup opens with next words.
+    wait_for(lambda: popup_words(editor), "the popup after a space")
+    editor.input("th")
+    # The list is incomplete, so each keystroke asks again for the new prefix.
+    words = wait_for(lambda: popup_words(editor, "th"), "the popup for the prefix `th`")
+    predicted = json.loads(nextword("predict", "The history of th", "--k", "3", "--json").stdout)
+    expected = [c["text"] for c in predicted["candidates"] if c["text"] != "th"]
+    assert words == expected  # k = 3 from setup() reached the server
+    items = popup(editor)["items"]
+    assert {item["kind"] for item in items} == {"Text"}
+    assert all(item["menu"].endswith("%") for item in items)  # the probability, as detail
+
+    editor.input("<C-n><C-y>")  # noselect: select the first word, then accept it
+    line = wait_for(
+        lambda: editor.current.line if editor.current.line != "The history of th" else None,
+        "the accepted word in the buffer",
+    )
+    assert line == "The history of " + words[0]
+    assert editor.api.get_mode()["mode"] == "i"
+    assert not popup(editor)["pum_visible"]
+    editor.input("<Esc>")
+    # Neither the plugin nor the server had anything to complain about (e.g. a setting).
+    assert [n for n in notes(editor) if n["level"] >= WARN] == []
+
+
+def test_code_pops_up_at_a_word_start(editor: Any, tmp_path: Path) -> None:
+    # In code a space asks nothing (Enter must end the line); the first letter does.
+    editor.command(f"edit {tmp_path / 'history.py'}")
+    wait_for(
+        lambda: editor.exec_lua("return #vim.lsp.get_clients({ bufnr = 0, name = 'nextword' })"),
+        "history.py to attach",
+    )
+    editor.input("i# The history of t")
+    words = wait_for(lambda: popup_words(editor, "t"), "the popup at `t`")
+    assert len(words) <= 3
+    editor.input("<C-e><Esc>")
+    editor.command("bwipeout!")
+
+
+def test_stats_command_shows_the_servers_figures(editor: Any) -> None:
+    editor.command("NextwordStats")
+    message = wait_for(
+        lambda: next((n["msg"] for n in notes(editor) if "all documents" in n["msg"]), None),
+        ":NextwordStats output",
+    )
+    completions = int(re.search(r"all documents: (\d+) completions", message).group(1))
+    assert completions >= 2
+    assert "this buffer:" in message and "latency p50" in message
+
+
+def test_toggle_and_restart(editor: Any) -> None:
+    def attached() -> list[int]:
+        return editor.exec_lua(
+            "return vim.tbl_map(function(c) return c.id end,"
+            " vim.lsp.get_clients({ bufnr = 0, name = 'nextword' }))"
+        )
+
+    first = attached()
+    assert len(first) == 1
+    editor.command("NextwordToggle")
+    wait_for(
+        lambda: editor.exec_lua("return #vim.lsp.get_clients({ name = 'nextword' }) == 0"),
+        "the server to stop",
+    )
+    editor.command("NextwordToggle")
+    wait_for(lambda: editor.exec_lua("return _G.nextword_ready()"), "the server back on")
+    second = attached()
+    editor.command("NextwordRestart")
+    wait_for(lambda: editor.exec_lua("return _G.nextword_ready()"), "the restarted server")
+    third = attached()
+    assert len({first[0], second[0], third[0]}) == 3  # a fresh client each time
+    messages = [n["msg"] for n in notes(editor)]
+    assert "nextword: off" in messages and "nextword: restarted" in messages
+    assert [n for n in notes(editor) if n["level"] >= WARN] == []
+
+
+def test_checkhealth_passes(tmp_path: Path) -> None:
+    # No buffer is open, so the health check starts a server of its own.
+    nvim = start_nvim(tmp_path)
+    try:
+        report = checkhealth(nvim)
+    finally:
+        quit_nvim(nvim)
+    assert "ERROR" not in report, report
+    for expected in ("OK executable: ", "OK the language server starts", "BLAS: ", "OK model "):
+        assert expected in report, report
+
+
+def test_missing_server_is_reported_once(tmp_path: Path) -> None:
+    nvim = start_nvim(tmp_path, '{ cmd = { "nextword-not-installed", "serve", "--stdio" } }')
+    try:
+        for name in ("a.txt", "b.md", "c.txt"):
+            nvim.command(f"edit {tmp_path / name}")
+            nvim.input("iSome words to type <Esc>")
+        nvim.command("NextwordRestart")  # tries once more, says so once more
+        report = checkhealth(nvim)
+        got = notes(nvim)
+    finally:
+        quit_nvim(nvim)
+    errors = [n["msg"] for n in got if n["level"] >= ERROR]
+    assert len(errors) == 2, got
+    assert "`nextword-not-installed` is not an executable" in errors[0]
+    assert ":NextwordRestart" in errors[0] and ":checkhealth nextword" in errors[0]
+    assert "ERROR `nextword-not-installed` is not an executable on PATH" in report
+
+
+def test_crashing_server_is_reported_once(tmp_path: Path) -> None:
+    # A log file in a folder that does not exist: `nextword serve` exits at once.
+    log = tmp_path / "missing" / "server.log"
+    nvim = start_nvim(tmp_path, f'{{ cmd = {{ "nextword", "serve", "--log-file", "{log}" }} }}')
+    try:
+        nvim.command(f"edit {tmp_path / 'a.txt'}")
+        nvim.input("iSome words ")
+        wait_for(lambda: nvim.exec_lua("return require('nextword').failure()"), "the failure")
+        for name in ("b.txt", "c.md"):  # no respawn, no further messages
+            nvim.command(f"edit {tmp_path / name}")
+            nvim.input("iMore words to type <Esc>")
+        clients = nvim.exec_lua("return #vim.lsp.get_clients()")
+        got = notes(nvim)
+        report = checkhealth(nvim)
+    finally:
+        quit_nvim(nvim)
+    assert clients == 0
+    ours = [n["msg"] for n in got if n["msg"].startswith("nextword: ")]
+    assert len(ours) == 1, got
+    assert "exited with code 1" in ours[0] and ":NextwordRestart" in ours[0]
+    # Besides ours, at most Neovim's own "quit with exit code" and an initialize error.
+    assert len(got) <= 3, got
+    assert "ERROR the language server exited during start (code 1): " in report, report
+    assert "cannot open the log file" in report, report  # the server's own words, from stderr
+
+
+def test_defaults_use_the_servers_setting_names(editor: Any) -> None:
+    # One name per idea: every server setting is in the documented defaults table, by
+    # the same name and with the server's default value, and nothing else is sent.
+    source = (PLUGIN / "lua" / "nextword" / "config.lua").read_text()
+    block = source.split("settings = { --", 1)[1].split("\n  },", 1)[0]
+    documented = set(re.findall(r"^\s+(\w+) = .*--", block, re.MULTILINE))
+    server = {f.name for f in fields(Settings)}
+    assert documented | {"inline"} == server
+    defaults = Settings()
+    lua = editor.exec_lua("return require('nextword.config').defaults.settings")
+    for name, value in lua.items():
+        assert value == getattr(defaults, name), name
+    sent = editor.exec_lua("return require('nextword.config').server_settings()")
+    assert set(sent) <= server
+    assert set(sent["languages"]) <= set(DEFAULT_LANGUAGES)

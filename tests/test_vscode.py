@@ -1,0 +1,116 @@
+"""The VS Code extension in real VS Code: code-server 1.139 driven by headless Chromium.
+
+Installs what it needs once (scripts/install-vscode-test-deps, cached outside the
+repository), lints and packages the extension as a .vsix, and runs the playwright
+driver (vscode-extension/e2e/run.mjs) against it. Screenshots and VS Code's logs land
+in vscode-extension/artifacts/; NEXTWORD_UPDATE_SCREENSHOT=1 also rewrites the README's
+vscode-extension/screenshot.png.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+EXTENSION = ROOT / "vscode-extension"
+ARTIFACTS = EXTENSION / "artifacts"
+
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux" or platform.machine() != "x86_64",
+    reason="code-server and Node 24 are installed for Linux x86_64",
+)
+
+
+def run(cmd: list[str], *, env: dict[str, str], cwd: Path, timeout: int) -> str:
+    """Run a build step; its output is the failure message."""
+    proc = subprocess.run(
+        cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def node_env() -> dict[str, str]:
+    """An environment with the cached Node 24 first on PATH and `nextword` (this venv's)."""
+    out = run(
+        [str(ROOT / "scripts" / "install-vscode-test-deps")],
+        env=dict(os.environ),
+        cwd=ROOT,
+        timeout=900,
+    )
+    cache = Path(out.strip().splitlines()[-1])
+    node_dir = next(cache.glob("node-*/bin"))
+    venv_bin = Path(sys.executable).parent
+    assert (venv_bin / "nextword").exists(), "the nextword command is not installed in this venv"
+    return {
+        **os.environ,
+        "PATH": os.pathsep.join([str(node_dir), str(venv_bin), os.environ.get("PATH", "")]),
+        # The machine's npm config may name another Node's headers (see EDITORS.md).
+        "npm_config_nodedir": str(node_dir.parent),
+        "NEXTWORD_VSCODE_CACHE": str(cache),
+    }
+
+
+@pytest.fixture(scope="module")
+def extension_deps(node_env: dict[str, str]) -> dict[str, str]:
+    """The extension's locked dev dependencies, from the npm cache when it has them."""
+    run(
+        ["npm", "ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"],
+        env=node_env,
+        cwd=EXTENSION,
+        timeout=600,
+    )
+    return node_env
+
+
+def test_extension_lints(extension_deps: dict[str, str]) -> None:
+    run(["npm", "run", "lint"], env=extension_deps, cwd=EXTENSION, timeout=300)
+
+
+def test_extension_in_vscode(extension_deps: dict[str, str]) -> None:
+    env = extension_deps
+    vsix = EXTENSION / "nextword.vsix"
+    vsix.unlink(missing_ok=True)
+    run(["npm", "run", "package"], env=env, cwd=EXTENSION, timeout=300)
+    assert vsix.exists()
+
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)
+    cmd = [
+        "node", "e2e/run.mjs",
+        "--cache", env["NEXTWORD_VSCODE_CACHE"],
+        "--vsix", str(vsix),
+        "--artifacts", str(ARTIFACTS),
+    ]  # fmt: skip
+    if os.environ.get("NEXTWORD_UPDATE_SCREENSHOT") == "1":
+        cmd += ["--screenshot", str(EXTENSION / "screenshot.png")]
+    proc = subprocess.run(
+        cmd, cwd=EXTENSION, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    lines = proc.stdout.strip().splitlines()
+    assert lines, f"the driver printed no result:\n{proc.stderr}"
+    result = json.loads(lines[-1])
+    failure = f"{result.get('error')}\n{proc.stderr}\nartifacts: {ARTIFACTS}"
+
+    assert result["checks"].get("ready"), failure
+    labels = [c["label"] for c in result.get("candidates", [])]
+    assert labels, failure
+    # nextword's items carry their probability as detail: they are ours, not VS Code's words.
+    assert all(c["detail"].endswith("%") for c in result["candidates"]), result["candidates"]
+    accepted, ghost = result.get("accepted"), result.get("ghostText")
+    assert accepted in labels, failure
+    assert ghost, failure
+    assert result.get("fileText") == f"The history of the {accepted} {ghost}", failure
+    assert result["checks"].get("stats"), failure
+    assert result["checks"].get("missingServer"), failure
+    assert proc.returncode == 0 and result["ok"], failure
+    assert (ARTIFACTS / "suggest.png").exists()

@@ -1,0 +1,279 @@
+// End-to-end test of the packaged extension in real VS Code: code-server (VS Code 1.139)
+// driven by headless Chromium through playwright-core.
+//
+// It installs the .vsix, opens a text file, types a sentence, reads nextword's candidates
+// from the suggest widget, accepts one, saves, checks the file on disk, then checks the
+// inline ghost text, the status bar's stats, and the notice for a missing server. Prints one JSON object (the result) on its
+// last line and exits 0 when every check passed.
+//
+//   node e2e/run.mjs --cache DIR --vsix FILE --artifacts DIR [--screenshot FILE]
+//
+// `nextword` must be on PATH: the extension finds it there, as a user's would.
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parseArgs } from "node:util";
+
+const { values: args } = parseArgs({
+  options: {
+    cache: { type: "string" },
+    vsix: { type: "string" },
+    artifacts: { type: "string" },
+    screenshot: { type: "string" },
+  },
+});
+for (const name of ["cache", "vsix", "artifacts"]) {
+  if (!args[name]) throw new Error(`--${name} is required`);
+}
+const installed = path.join(args.cache, "e2e");
+const require = createRequire(path.join(installed, "package.json"));
+const { chromium } = require("playwright-core");
+const codeServer = path.join(installed, "node_modules/code-server/out/node/entry.js");
+
+const SENTENCE = "The history of the";
+const TIMEOUT_MS = 60_000;
+const started = Date.now();
+const timings = {};
+const mark = (name) => (timings[name] = (Date.now() - started) / 1000);
+const log = (message) => console.error(`[e2e ${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
+
+// code-server writes under HOME and XDG folders whatever its flags say: keep it in a temporary one.
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nextword-vscode-"));
+const home = path.join(tmp, "home");
+const userData = path.join(tmp, "user-data");
+const extensions = path.join(tmp, "extensions");
+const workspace = path.join(tmp, "workspace");
+for (const dir of [home, userData, extensions, workspace, args.artifacts]) {
+  fs.mkdirSync(dir, { recursive: true });
+}
+const env = {
+  ...process.env,
+  HOME: home,
+  XDG_CONFIG_HOME: path.join(home, ".config"),
+  XDG_DATA_HOME: path.join(home, ".local/share"),
+  XDG_STATE_HOME: path.join(home, ".local/state"),
+  XDG_CACHE_HOME: path.join(home, ".cache"),
+};
+// The extension host takes its environment from a login shell, as VS Code's does: the
+// user's profile is where `nextword` gets on PATH.
+const nextwordBin = (process.env.PATH ?? "")
+  .split(path.delimiter)
+  .find((dir) => dir && fs.existsSync(path.join(dir, "nextword")));
+if (!nextwordBin) throw new Error("`nextword` is not on PATH");
+fs.writeFileSync(path.join(home, ".profile"), `export PATH="${nextwordBin}:$PATH"\n`);
+const commonFlags = [
+  "--user-data-dir", userData,
+  "--extensions-dir", extensions,
+  "--disable-telemetry",
+  "--disable-update-check",
+  "--disable-workspace-trust",
+];
+
+const result = { ok: false, checks: {}, timings };
+let server;
+let browser;
+let page;
+try {
+  const install = spawnSync(
+    process.execPath,
+    [codeServer, ...commonFlags, "--install-extension", path.resolve(args.vsix)],
+    { env, encoding: "utf8", timeout: TIMEOUT_MS },
+  );
+  if (install.status !== 0) {
+    throw new Error(`--install-extension failed:\n${install.stdout}\n${install.stderr}`);
+  }
+  mark("installed");
+
+  const settingsFile = path.join(userData, "User/settings.json");
+  const settings = {
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": false,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "workbench.editor.empty.hint": "hidden",
+    "chat.disableAIFeatures": true,
+    "extensions.ignoreRecommendations": true,
+    "telemetry.telemetryLevel": "off",
+    "git.enabled": false,
+    "editor.inlineSuggest.enabled": true,
+  };
+  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+  fs.writeFileSync(settingsFile, JSON.stringify(settings));
+  const note = path.join(workspace, "note.txt");
+  fs.writeFileSync(note, "");
+
+  const port = await freePort();
+  const config = path.join(tmp, "config.yaml");
+  fs.writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+  server = spawn(process.execPath, [codeServer, "--config", config, ...commonFlags, workspace], {
+    env,
+    detached: true, // its own process group: the extension host and nextword go with it
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const serverLog = fs.createWriteStream(path.join(args.artifacts, "code-server.log"));
+  server.stdout.pipe(serverLog);
+  server.stderr.pipe(serverLog);
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, "code-server");
+  mark("code-server up");
+
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-dev-shm-usage",
+    ],
+  });
+  page = await browser.newPage({ viewport: { width: 1200, height: 720 } });
+  page.setDefaultTimeout(TIMEOUT_MS);
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  await page.locator(".monaco-workbench").waitFor();
+  mark("workbench");
+
+  // Open note.txt with Quick Open, as a user would.
+  await page.locator(".explorer-folders-view").waitFor();
+  await page.keyboard.press("Control+P");
+  await page.locator(".quick-input-widget input").waitFor();
+  await page.keyboard.type("note.txt");
+  await page.locator(".quick-input-list .monaco-list-row").first().waitFor();
+  await page.keyboard.press("Enter");
+  const editor = page.locator(".editor-instance .monaco-editor").first();
+  await editor.waitFor();
+  await editor.locator(".view-lines").click();
+  mark("file open");
+
+  // The status bar says "ready" once the model has loaded.
+  const status = page.locator(".statusbar-item", { hasText: "nextword" }).first();
+  await waitFor(async () => (await status.locator(".codicon-check").count()) > 0, "nextword ready");
+  mark("nextword ready");
+  result.checks.ready = true;
+
+  // A space asks for the next word: nextword's candidates open the suggest widget.
+  await page.keyboard.type(`${SENTENCE} `, { delay: 40 });
+  const rows = page.locator(".editor-widget.suggest-widget.visible .monaco-list-row");
+  await rows.first().waitFor();
+  const candidates = await rows.evaluateAll((elements) =>
+    elements.map((e) => ({
+      label: e.querySelector(".label-name")?.textContent ?? "",
+      detail: e.querySelector(".details-label")?.textContent ?? "",
+    })),
+  );
+  log(`suggest widget: ${JSON.stringify(candidates)}`);
+  result.candidates = candidates;
+  result.checks.suggestWidget = candidates.length > 0 && candidates.every((c) => c.label);
+  mark("suggestions");
+  await page.screenshot({ path: path.join(args.artifacts, "suggest.png") });
+  if (args.screenshot) {
+    await page.screenshot({ path: args.screenshot });
+  }
+
+  // Accept the first candidate, save, and read the file back from disk.
+  const accepted = candidates[0].label;
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Control+S");
+  const expected = `${SENTENCE} ${accepted}`;
+  await waitFor(() => fs.readFileSync(note, "utf8") === expected, `note.txt == ${expected}`);
+  result.accepted = accepted;
+  result.checks.savedAccepted = true;
+  mark("accepted and saved");
+
+  // Ghost text: with the popup closed, ask for an inline suggestion after a space.
+  await page.keyboard.type(" ");
+  await rows.first().waitFor(); // the popup comes first; close it and leave the ghost text
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Alt+Backslash"); // editor.action.inlineSuggest.trigger
+  const ghost = editor.locator('[class*="ghost-text"]').first();
+  await ghost.waitFor();
+  result.ghostText = (await ghost.textContent())?.trim() ?? "";
+  log(`ghost text: ${JSON.stringify(result.ghostText)}`);
+  await page.screenshot({ path: path.join(args.artifacts, "ghost-text.png") });
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Control+S");
+  await waitFor(
+    () => fs.readFileSync(note, "utf8") === `${expected} ${result.ghostText}`,
+    "the ghost text accepted and saved",
+  );
+  result.checks.ghostText = result.ghostText.length > 0;
+  mark("ghost text");
+
+  // A click on the status bar item shows nextword/stats.
+  result.statusText = (await status.textContent())?.trim();
+  await status.click();
+  const toast = page.locator(".notification-toast", { hasText: "completions" }).first();
+  await toast.waitFor();
+  result.statsMessage = (await toast.locator(".notification-list-item-message").textContent())?.trim();
+  result.checks.stats = /[1-9]\d* completions/.test(result.statsMessage ?? "");
+  mark("stats");
+  await page.screenshot({ path: path.join(args.artifacts, "stats.png") });
+
+  // A server command that does not exist (in the workspace's settings, which VS Code
+  // watches): the server restarts and the user is told why.
+  await page.keyboard.press("Escape");
+  fs.mkdirSync(path.join(workspace, ".vscode"));
+  fs.writeFileSync(
+    path.join(workspace, ".vscode/settings.json"),
+    JSON.stringify({ "nextword.server.command": ["/nonexistent/nextword", "serve"] }),
+  );
+  const missing = page.locator(".notification-toast", { hasText: "nextword cannot start" }).first();
+  await missing.waitFor();
+  await waitFor(async () => (await status.locator(".codicon-error").count()) > 0, "status error");
+  result.checks.missingServer = true;
+  mark("missing server");
+  await page.screenshot({ path: path.join(args.artifacts, "missing-server.png") });
+
+  result.fileText = fs.readFileSync(note, "utf8");
+  result.ok = Object.values(result.checks).every(Boolean);
+} catch (error) {
+  result.error = String(error?.stack ?? error);
+  if (page) {
+    await page.screenshot({ path: path.join(args.artifacts, "failure.png") }).catch(() => {});
+  }
+} finally {
+  await browser?.close().catch(() => {});
+  if (server?.pid) {
+    try {
+      process.kill(-server.pid, "SIGTERM");
+    } catch {}
+  }
+  copyLogs(path.join(userData, "logs"), path.join(args.artifacts, "logs"));
+  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
+}
+mark("done");
+console.log(JSON.stringify(result));
+process.exit(result.ok ? 0 : 1);
+
+async function waitFor(check, what, timeoutMs = TIMEOUT_MS) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+// The window's logs, the extension's output channel among them, for a failed run's reader.
+function copyLogs(from, to) {
+  try {
+    fs.cpSync(from, to, { recursive: true });
+  } catch {}
+}
