@@ -35,6 +35,7 @@ class DocumentWords:
         self.bigrams: dict[str, Counter[str]] = {}
         self.last_word: str | None = None
         self.total = 0
+        self.singletons = 0  # words seen exactly once so far
 
     def update(self, context: str) -> None:
         """Bring the counts up to `context` (text that ends before a word)."""
@@ -46,11 +47,15 @@ class DocumentWords:
             new = context
         for word in WORD_RE.findall(new):
             i = self._index.get(word)
+            if i is None and not is_candidate(word):
+                continue  # a stray quote: never offered, so not counted either
             if i is None:
-                if is_candidate(word):
-                    self.unknown[word] += 1
+                seen = self.unknown[word]
+                self.unknown[word] += 1
             else:
+                seen = int(self.known[i])
                 self.known[i] += 1
+            self.singletons += 1 if seen == 0 else -1 if seen == 1 else 0
             if self.last_word is not None:
                 self.bigrams.setdefault(self.last_word, Counter())[word] += 1
             self.last_word = word

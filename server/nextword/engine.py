@@ -61,6 +61,9 @@ class Component:
     name: str  # a key of the mixture weights
     dense: np.ndarray  # (W,)
     extra: dict[str, float]
+    # Scales the fitted weight at this position: how often such evidence has proved
+    # right before (for the document caches, their repeat rate), 1 for the others.
+    confidence: float = 1.0
 
     def prob(self, word: str, index: dict[str, int]) -> float:
         i = index.get(word)
@@ -345,7 +348,8 @@ class Decider:
                 if not sentence_start or word[0].isupper()
             }
             if known_total or unknown:
-                parts.append(Component("doc", doc_known / total, unknown))
+                confidence = repeat_rate(self._doc.total, self._doc.singletons)
+                parts.append(Component("doc", doc_known / total, unknown, confidence))
         following = self._doc.following()
         if following and not sentence_start:
             total = float(sum(following.values()))
@@ -357,18 +361,21 @@ class Decider:
                     dense[i] = c / total
                 elif is_candidate(word):
                     unknown[word] = c / total
-            parts.append(Component("docbigram", dense, unknown))
+            singletons = sum(1 for c in following.values() if c == 1)
+            confidence = repeat_rate(int(total), singletons)
+            parts.append(Component("docbigram", dense, unknown, confidence))
         return parts, tokens, logprobs, lead
 
     def _decide_boundary(self, context: str) -> _Boundary:
         parts, tokens, logprobs, lead = self.components(context)
         # Weights of the components present renormalised: an empty document has no
         # document-local evidence, and its share goes to the others.
-        norm = sum(self.engine.weights[p.name] for p in parts) or 1.0
+        weights = [self.engine.weights[p.name] * p.confidence for p in parts]
+        norm = sum(weights) or 1.0
         mixed = np.zeros(len(self.engine.lexicon), dtype=np.float64)
         extra: dict[str, float] = {}
-        for part in parts:
-            weight = self.engine.weights[part.name] / norm
+        for part, weight in zip(parts, weights, strict=True):
+            weight /= norm
             mixed += weight * part.dense
             for word, p in part.extra.items():
                 extra[word] = extra.get(word, 0.0) + weight * p
@@ -455,6 +462,16 @@ class Decider:
             Candidate(word, float(np.exp(v) / mass))
             for word, v in sorted(found.items(), key=lambda item: -item[1])
         ]
+
+
+def repeat_rate(seen: int, singletons: int) -> float:
+    """How often a cache's next word is one it holds, estimated from its own history.
+
+    Words seen only once are the cache's misses so far (Good-Turing); add-one
+    smoothing keeps a young cache (one follower, seen once) at one half. After "the"
+    a document's followers rarely repeat; after a name they nearly always do.
+    """
+    return (seen - singletons + 1) / (seen + 1)
 
 
 def _next_word_start(text: str, pos: int) -> int:

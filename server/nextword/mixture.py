@@ -1,9 +1,11 @@
 """Fit the decider's mixture weights on dev text.
 
 At each word start of the dev text, each of the decider's components
-(engine.Component) ranks the words. A weight vector is scored by how often the mix
-puts the word actually typed among its first three (top-3, what a user sees), ties
-broken by the mean log-probability of that word. The candidates a mix can rank
+(engine.Component) ranks the words, with a confidence that scales its weight there.
+A weight vector is scored by how often the mix puts the word actually typed among its
+first three (top-3, what a user sees), at the word start and once its first letter
+is typed (keystroke savings come from both), ties broken by the mean log-probability
+of that word. The candidates a mix can rank
 first are, in practice, among some component's own top few, so each position keeps
 only the union of the components' top `TOP` words plus the true word. A grid over
 the simplex is exact enough for four weights and needs no solver. Components absent
@@ -29,54 +31,73 @@ TOP = 12  # each component's best words kept per position
 FLOOR = 1e-9  # a word no component offers: counted as a miss, not as minus infinity
 
 
-def _position(parts: list[Any], word: str, index: dict[str, int]) -> np.ndarray:
-    """(R, C) probabilities of the candidate words; row 0 is the word typed. NaN: absent."""
+def _position(parts: list[Any], word: str, lexicon: Any, prefix: str = "") -> np.ndarray:
+    """(R + 1, C): the components' confidences, then the candidates' probabilities.
+
+    Candidates are the words starting with `prefix`: each component's best `TOP`, and
+    the word typed in row 1. NaN marks an absent component.
+    """
+    lo, hi = lexicon.prefix_range(prefix)
     candidates = {word}
-    words = list(index)
     for part in parts:
-        dense = part.dense
+        dense = part.dense[lo:hi]
         top = np.argpartition(-dense, TOP)[:TOP] if len(dense) > TOP else range(len(dense))
-        candidates.update(words[i] for i in top)
-        candidates.update(sorted(part.extra, key=part.extra.get, reverse=True)[:TOP])
+        candidates.update(lexicon.words[lo + i] for i in top)
+        extra = [w for w in part.extra if w.startswith(prefix)]
+        candidates.update(sorted(extra, key=part.extra.get, reverse=True)[:TOP])
     ordered = [word, *sorted(candidates - {word})]
-    rows = np.full((len(ordered), len(NAMES)), np.nan)
+    rows = np.full((len(ordered) + 1, len(NAMES)), np.nan)
     for part in parts:
         column = NAMES.index(part.name)
-        rows[:, column] = [part.prob(w, index) for w in ordered]
+        rows[0, column] = part.confidence
+        rows[1:, column] = [part.prob(w, lexicon.index) for w in ordered]
     return rows
 
 
-def collect(engine: Any, files: list[Path], max_words: int) -> np.ndarray:
-    """(N, R, C) candidate probabilities per position, padded with zero rows."""
-    positions = []
+def collect(engine: Any, files: list[Path], max_words: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per position, (N, R + 1, C) confidences and candidate probabilities (zero-padded).
+
+    Two sets: at the word start, and after its first letter is typed (where the
+    candidates are the words with that letter), since keystroke savings come from both.
+    """
+    starts, letters = [], []
     for path in files:
         docs, _ = read_documents(path, max_words)
         for doc in docs:
             decider = engine.decider()
             for match in WORD_RE.finditer(doc):
                 parts, *_ = decider.components(doc[: match.start()])
-                positions.append(_position(parts, match.group(), engine.lexicon.index))
+                word = match.group()
+                starts.append(_position(parts, word, engine.lexicon))
+                if len(word) > 1:
+                    letters.append(_position(parts, word, engine.lexicon, word[0]))
+    return _pad(starts), _pad(letters)
+
+
+def _pad(positions: list[np.ndarray]) -> np.ndarray:
     width = max(len(p) for p in positions)
     out = np.zeros((len(positions), width, len(NAMES)))
     for i, rows in enumerate(positions):
         out[i, : len(rows)] = rows
-        out[i, len(rows) :] = np.where(np.isnan(rows[0]), np.nan, 0.0)
+        out[i, len(rows) :] = np.where(np.isnan(rows[1]), np.nan, 0.0)
     return out
 
 
-def score(probs: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
+def score(positions: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
     """(top-3 rate, mean log-probability of the word typed) of one weight vector."""
-    present = ~np.isnan(probs[:, 0, :])  # (N, C)
-    norm = (present * weights).sum(axis=1)  # (N,)
-    mixed = (np.nan_to_num(probs) * weights).sum(axis=2) / norm[:, None]  # (N, R)
+    confidence, probs = np.nan_to_num(positions[:, 0, :]), positions[:, 1:, :]
+    effective = confidence * weights  # (N, C): absent components weigh nothing
+    norm = effective.sum(axis=1)  # (N,)
+    mixed = (np.nan_to_num(probs) * effective[:, None, :]).sum(axis=2) / norm[:, None]  # (N, R)
     true = mixed[:, 0]
     rank = (mixed[:, 1:] > true[:, None]).sum(axis=1)
     top3 = float(((rank < 3) & (true > 0)).mean())
     return top3, float(np.log(np.maximum(true, FLOOR)).mean())
 
 
-def fit(probs: np.ndarray) -> tuple[dict[str, float], float, float]:
-    """The grid point with the best top-3 rate (then likelihood), and both figures."""
+def fit(starts: np.ndarray, letters: np.ndarray) -> tuple[dict[str, float], float, float]:
+    """The grid point with the best top-3 rate (word starts and first letters, averaged;
+    then the word-start likelihood), with that rate and likelihood."""
     steps = int(round(1 / GRID_STEP))
     best: tuple[float, float] = (-1.0, -np.inf)
     best_w = None
@@ -84,7 +105,9 @@ def fit(probs: np.ndarray) -> tuple[dict[str, float], float, float]:
         if sum(combo) != steps or combo[0] + combo[1] == 0:
             continue
         w = np.array(combo, dtype=np.float64) * GRID_STEP
-        result = score(probs, w)
+        top3_start, ll = score(starts, w)
+        top3_letter, _ = score(letters, w)
+        result = ((top3_start + top3_letter) / 2, ll)
         if result > best:
             best, best_w = result, w
     assert best_w is not None
@@ -96,19 +119,19 @@ def fit_and_save(model_dir: Path, files: list[Path], max_words: int) -> dict[str
     from nextword.engine import Engine
 
     engine = Engine.load(model_dir, warmup=False)
-    probs = collect(engine, files, max_words)
-    weights, top3, ll = fit(probs)
+    starts, letters = collect(engine, files, max_words)
+    weights, top3, ll = fit(starts, letters)
     record = {
         "weights": weights,
-        "objective": "top-3 rate at word starts, then mean log-likelihood",
+        "objective": "top-3 rate at word starts and after one letter, then log-likelihood",
         "top3": round(top3, 4),
         "mean_log_likelihood": round(ll, 4),
-        "positions": len(probs),
+        "positions": len(starts),
         "fitted_on": [str(f) for f in files],
         "max_words_per_file": max_words,
     }
     (model_dir / "mixture.json").write_text(json.dumps(record, indent=2) + "\n")
     print(
-        f"mixture weights {weights}: top-3 {top3:.3f}, log-likelihood {ll:.3f}, {len(probs)} words"
+        f"mixture weights {weights}: top-3 {top3:.3f}, log-likelihood {ll:.3f}, {len(starts)} words"
     )
     return weights
