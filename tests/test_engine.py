@@ -128,3 +128,16 @@ def test_slide_ahead_spares_the_next_decision_the_recompute(tiny_engine: Engine)
     # The window already slid: the decision ran only the last token again.
     assert decider._scorer.tokens_run - run <= 1
     assert not decider.slide_ahead(text)
+
+
+def test_filter_cached_never_runs_the_model(tiny_engine: Engine):
+    decider = tiny_engine.decider()
+    assert decider.filter_cached(CONTEXT, "t", 5) is None
+    assert decider._scorer.forwards == 0
+    decider.decide(CONTEXT, "", 5)
+    forwards = decider._scorer.forwards
+    words = decider.filter_cached(CONTEXT, "to", 5)
+    assert words and all(c.text.startswith("to") for c in words)
+    assert decider.filter_cached(CONTEXT, "zzzq", 5) == []  # no spelling here
+    assert decider.filter_cached(CONTEXT + "x ", "", 5) is None
+    assert decider._scorer.forwards == forwards

@@ -252,22 +252,38 @@ class Decider:
         """
         if k <= 0 or (prefix and not is_word(prefix)):
             return []
-        if self.has_cached(context):
-            self.stats.cache_hits += 1
-        else:
-            self._boundary = self._decide_boundary(context)
-            self.stats.decisions += 1
+        cached = self.filter_cached(context, prefix, k)
+        if cached is not None and (cached or not spell or not prefix):
+            return cached
         boundary = self._boundary
-        assert boundary is not None
+        if boundary is None or boundary.context != context:
+            boundary = self._boundary = self._decide_boundary(context)
+            self.stats.decisions += 1
         ranked = self._filter(boundary, prefix, max(k, self.top_k))
         if spell and not ranked and prefix:
             # Nothing known starts with the prefix: spell words out with the model, and
             # keep them with the boundary so the next keystrokes filter them for free.
-            for candidate in self._spell(boundary, prefix, k):
-                boundary.extra.setdefault(candidate.text, candidate.prob * SPELLED_SHARE)
+            # The dict is replaced, never changed: another thread may be filtering it.
+            spelled = {c.text: c.prob * SPELLED_SHARE for c in self._spell(boundary, prefix, k)}
+            boundary.extra = {**spelled, **boundary.extra}
             self.stats.spelled += 1
             ranked = self._filter(boundary, prefix, max(k, self.top_k))
         return self._order(ranked, k)
+
+    def filter_cached(self, context: str, prefix: str, k: int = 5) -> list[Candidate] | None:
+        """The decision at `context` filtered by `prefix`, or None when none is cached.
+
+        Never calls the model, and reads the cached decision once (a boundary, once
+        published, is only replaced), so a thread other than the inference worker may
+        call it while the worker decides elsewhere.
+        """
+        boundary = self._boundary
+        if boundary is None or boundary.context != context:
+            return None
+        if k <= 0 or (prefix and not is_word(prefix)):
+            return []
+        self.stats.cache_hits += 1
+        return self._order(self._filter(boundary, prefix, max(k, self.top_k)), k)
 
     # -- the boundary decision --------------------------------------------------------
 
