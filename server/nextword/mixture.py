@@ -62,8 +62,7 @@ def collect(engine: Any, files: list[Path], max_words: int) -> tuple[np.ndarray,
     """
     starts, letters = [], []
     for path in files:
-        docs, _ = read_documents(path, max_words)
-        for doc in docs:
+        for doc in last_documents(path, max_words):
             decider = engine.decider()
             for match in WORD_RE.finditer(doc):
                 parts, *_ = decider.components(doc[: match.start()])
@@ -72,6 +71,23 @@ def collect(engine: Any, files: list[Path], max_words: int) -> tuple[np.ndarray,
                 if len(word) > 1:
                     letters.append(_position(parts, word, engine.lexicon, word[0]))
     return _pad(starts), _pad(letters)
+
+
+def last_documents(path: Path, max_words: int) -> list[str]:
+    """The file's last documents, about `max_words` words in all.
+
+    The fit reads a dev file from its end and `nextword eval --max-words` from its
+    start, so the published figures are not measured on the words the weights saw.
+    """
+    docs, _ = read_documents(path, None)
+    out: list[str] = []
+    budget = max_words
+    for doc in reversed(docs):
+        if budget <= 0:
+            break
+        out.append(doc)
+        budget -= len(WORD_RE.findall(doc))
+    return out
 
 
 def _pad(positions: list[np.ndarray]) -> np.ndarray:
