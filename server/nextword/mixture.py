@@ -85,8 +85,11 @@ def last_documents(path: Path, max_words: int) -> list[str]:
     for doc in reversed(docs):
         if budget <= 0:
             break
+        words = list(WORD_RE.finditer(doc))
+        if len(words) > budget:  # keep the document's end, `budget` words of it
+            doc = doc[words[-budget].start() :]
         out.append(doc)
-        budget -= len(WORD_RE.findall(doc))
+        budget -= len(words)
     return out
 
 
