@@ -101,7 +101,13 @@ def test_bad_arguments_give_no_candidates(tiny_engine: Engine):
 
 def test_scorer_matches_a_full_forward(tiny_engine: Engine):
     """Cached incremental scoring gives the same log-probabilities as a fresh forward."""
-    from nextword.scorer import Scorer, sequence_logprobs
+    import mlx.core as mx
+
+    from nextword.scorer import Scorer
+
+    def sequence_logprobs(model, tokens):  # one forward over the whole sequence
+        logits = model(mx.array(tokens)[None])[0].astype(mx.float32)
+        return np.array(logits - mx.logsumexp(logits, axis=-1, keepdims=True))
 
     tokens = tiny_engine.loaded.tokenizer.encode("The user types a word and the engine").ids
     scorer = Scorer(tiny_engine.loaded.model)

@@ -41,10 +41,12 @@ def history_ids(context: str, index: dict[str, int], n_words: int) -> tuple[int,
 
 def _ids(files: Iterable[Path], index: dict[str, int]) -> np.ndarray:
     unk, start = len(index), len(index) + 1
+    from nextword.evaluate import read_documents
+
     out: list[int] = []
     for file in files:
-        text = file.read_text(encoding="utf-8", errors="replace")
-        for doc in text.split("\f"):
+        docs, _ = read_documents(file, None)
+        for doc in docs:
             out.append(start)
             out.extend(start if e == "<s>" else index.get(e, unk) for e in events(doc))
     return np.asarray(out, dtype=np.int64)

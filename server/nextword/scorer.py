@@ -72,14 +72,3 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     while i < n and a[i] == b[i]:
         i += 1
     return i
-
-
-def sequence_logprobs(model: Any, tokens: Sequence[int]) -> np.ndarray:
-    """Log-probabilities (L, V) after every position of one sequence, in one forward.
-
-    Used offline (fitting mixture weights, evaluation of the neural part alone).
-    """
-    import mlx.core as mx
-
-    logits = model(mx.array(list(tokens), dtype=mx.int32)[None])[0].astype(mx.float32)
-    return np.array(logits - mx.logsumexp(logits, axis=-1, keepdims=True))

@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-DOC_SEPARATOR = "\f\n"  # corpus.py separates documents with a form-feed line
 SPECIAL_TOKEN = "<|endoftext|>"
 # The default English mix: prose, technical prose and code. The KJV's archaic English
 # is left out of the default model: its idioms compete with modern prose for capacity.
@@ -138,12 +137,6 @@ def corpus_files(corpus: Path, split: str, sources: list[str]) -> list[Path]:
     return files
 
 
-def read_documents(path: Path) -> list[str]:
-    """A corpus file's documents (split on form-feed lines)."""
-    text = path.read_text(encoding="utf-8", errors="replace")
-    return [d.strip("\n") for d in text.split("\f") if d.strip()]
-
-
 def train_tokenizer(files: list[Path], out: Path, vocab_size: int) -> None:
     """Train a byte-level BPE tokenizer (HF `tokenizers`) on the training text."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -169,6 +162,8 @@ def encode_split(
     """Token ids per source, documents joined by the special token; cached in the run."""
     from tokenizers import Tokenizer
 
+    from nextword.evaluate import read_documents
+
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
     sep = tokenizer.token_to_id(SPECIAL_TOKEN)
     if sep is None:
@@ -179,7 +174,7 @@ def encode_split(
         if cache.exists():
             out[source] = np.load(cache)
             continue
-        docs = read_documents(corpus / split / f"{source}.txt")
+        docs, _ = read_documents(corpus / split / f"{source}.txt", None)
         ids: list[int] = []
         for encoding in tokenizer.encode_batch(docs):
             ids.append(sep)
