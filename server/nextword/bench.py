@@ -5,14 +5,27 @@ request at the new cursor, at a steady rate (or flat out with `--rate 0`). Repor
 the completion round trip (p50/p95/p99, see ../shared/EVAL.md "Editor latency"), the
 server's own counters (nextword/stats), its peak RSS (VmHWM) and the cold start:
 process start to the first completion with items.
+
+`--soak` is the long run instead: `--edits` keystrokes (100,000 by default) spread
+over `--docs` open documents (20), flat out, each followed by a completion request,
+with a backspace run now and then. It reports the RSS after the first tenth (the
+warm-up) and at the end, the round-trip p99 of the first and the last tenth, and
+checks that the server's copy of every document still equals the client's.
+
+`--burst N` is the overload check: N keystrokes, each with a completion request,
+written without waiting for any answer. It reports how many were answered, how
+many were answered empty (superseded by newer typing), how long the newest took
+from its sending, and the RSS before and after.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import IO, Any
@@ -36,6 +49,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="end with one JSON line of results")
     parser.add_argument("--model", metavar="DIR", help="model directory for the server")
+    parser.add_argument(
+        "--soak", action="store_true", help="the long run: many edits over many documents"
+    )
+    parser.add_argument("--edits", type=int, default=100_000, help="--soak: keystrokes in all")
+    parser.add_argument("--docs", type=int, default=20, help="--soak: open documents")
+    parser.add_argument(
+        "--burst", type=int, default=0, metavar="N", help="send N completion requests at once"
+    )
     parser.add_argument(
         "--settings",
         metavar="JSON",
@@ -113,43 +134,60 @@ def _advance(pos: types.Position, ch: str) -> types.Position:
     return types.Position(pos.line, pos.character + (2 if ord(ch) > 0xFFFF else 1))
 
 
-def _peak_rss_mb(pid: int) -> float | None:
+def _rss_mb(pid: int, field: str = "VmHWM") -> float | None:
+    """A memory figure of a process from /proc (VmHWM: peak RSS, VmRSS: RSS now)."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024.0
     except OSError:
         return None
     return None
 
 
-def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) -> dict[str, Any]:
-    """Spawn a server, type `text` into it and measure; returns the figures."""
+def _spawn(model: str | None) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "nextword", "serve"]
     if model:
         cmd += ["--model", model]
-    started = time.perf_counter()
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )
+
+
+def _initialize(conn: Connection, settings: dict[str, Any]) -> None:
+    conn.request(
+        types.INITIALIZE,
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            process_id=None,
+            initialization_options=settings,
+        ),
+    )
+    conn.notify(types.INITIALIZED, types.InitializedParams())
+
+
+def _open(conn: Connection, uri: str) -> None:
+    conn.notify(
+        types.TEXT_DOCUMENT_DID_OPEN,
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id="plaintext", version=0, text="")
+        ),
+    )
+
+
+def _utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) -> dict[str, Any]:
+    """Spawn a server, type `text` into it and measure; returns the figures."""
+    started = time.perf_counter()
+    proc = _spawn(model)
     conn = Connection(proc)
     try:
-        conn.request(
-            types.INITIALIZE,
-            types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
-                process_id=None,
-                initialization_options=settings,
-            ),
-        )
-        conn.notify(types.INITIALIZED, types.InitializedParams())
+        _initialize(conn, settings)
         doc = types.TextDocumentIdentifier(uri=URI)
-        conn.notify(
-            types.TEXT_DOCUMENT_DID_OPEN,
-            types.DidOpenTextDocumentParams(
-                types.TextDocumentItem(uri=URI, language_id="plaintext", version=0, text="")
-            ),
-        )
+        _open(conn, URI)
         # Cold start: ask at the document start until the model answers with words.
         start = types.Position(0, 0)
         while True:
@@ -198,7 +236,7 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
         typing_s = time.perf_counter() - keys_started
 
         stats = conn.request("nextword/stats", None)
-        rss = _peak_rss_mb(proc.pid)
+        rss = _rss_mb(proc.pid)
         conn.request(types.SHUTDOWN, None)
         conn.notify(types.EXIT, None)
         proc.wait(timeout=10)
@@ -248,6 +286,10 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--rate must be 0 (flat out) or a positive number of keys per second")
     # The replay writes \n line ends; a CRLF fixture would be typed as two keys per break.
     text = text.replace("\r\n", "\n")
+    if args.soak:
+        return run_soak(args, text, settings)
+    if args.burst:
+        return run_burst(args, text, settings)
     figures = replay(text, args.rate, settings, args.model)
     rt = figures["round_trip_ms"]
     rate = "flat out" if args.rate == 0 else f"{args.rate:g} keys/s"
@@ -268,3 +310,234 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(figures))
     return 0
+
+
+def soak(
+    text: str, edits: int, docs: int, settings: dict[str, Any], model: str | None
+) -> dict[str, Any]:
+    """Type `edits` keys round-robin into `docs` documents, flat out; returns the figures."""
+    proc = _spawn(model)
+    conn = Connection(proc)
+    uris = [f"file:///nextword-soak/doc{i}.txt" for i in range(docs)]
+    # Each document holds one line (the typed text has its breaks made spaces), so a
+    # position is (0, UTF-16 length) and the client's copy is a plain string.
+    held = {uri: "" for uri in uris}
+    versions = {uri: 0 for uri in uris}
+    cursors = {uri: i * 97 for i, uri in enumerate(uris)}  # where each one reads the text
+    text = " ".join(text.split()) + " "
+    latencies: list[float] = []
+    warm_rss = None
+    empty = 0
+    try:
+        _initialize(conn, settings)
+        for uri in uris:
+            _open(conn, uri)
+        started = time.perf_counter()
+        for n in range(edits):
+            uri = uris[n % docs]
+            body = held[uri]
+            end = types.Position(0, _utf16_len(body))
+            # Now and then a backspace (a deleted character), as typists do.
+            if body and n % 37 == 0:
+                start = types.Position(0, end.character - _utf16_len(body[-1]))
+                change = types.TextDocumentContentChangePartial(types.Range(start, end), "")
+                held[uri] = body[:-1]
+            else:
+                ch = text[cursors[uri] % len(text)]
+                cursors[uri] += 1
+                change = types.TextDocumentContentChangePartial(types.Range(end, end), ch)
+                held[uri] = body + ch
+            versions[uri] += 1
+            _, data = conn.encode(
+                types.TEXT_DOCUMENT_DID_CHANGE,
+                types.DidChangeTextDocumentParams(
+                    types.VersionedTextDocumentIdentifier(uri=uri, version=versions[uri]),
+                    [change],
+                ),
+                request=False,
+            )
+            cursor = types.Position(0, _utf16_len(held[uri]))
+            msg_id, ask = conn.encode(
+                types.TEXT_DOCUMENT_COMPLETION,
+                types.CompletionParams(types.TextDocumentIdentifier(uri=uri), cursor),
+                request=True,
+            )
+            assert msg_id is not None
+            t0 = time.perf_counter()
+            conn.write(data + ask)
+            result = conn.wait(msg_id)
+            latencies.append((time.perf_counter() - t0) * 1000)
+            empty += not (result and result.get("items"))
+            if n + 1 == max(1, edits // 10):
+                warm_rss = _rss_mb(proc.pid, "VmRSS")
+        seconds = time.perf_counter() - started
+        end_rss = _rss_mb(proc.pid, "VmRSS")
+        drift = []
+        for uri in uris:
+            answer = conn.request("nextword/documentChecksum", {"uri": uri})
+            want = hashlib.sha256(held[uri].encode("utf-8")).hexdigest()
+            if answer["sha256"] != want:
+                drift.append(uri)
+        conn.request(types.SHUTDOWN, None)
+        conn.notify(types.EXIT, None)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    tenth = max(1, edits // 10)
+    first, last = sorted(latencies[:tenth]), sorted(latencies[-tenth:])
+    p99_first, p99_last = percentile(first, 99), percentile(last, 99)
+    return {
+        "edits": edits,
+        "documents": docs,
+        "seconds": round(seconds, 1),
+        "rss_after_warmup_mb": round(warm_rss, 1) if warm_rss else None,
+        "rss_end_mb": round(end_rss, 1) if end_rss else None,
+        "rss_growth_pct": round(100 * (end_rss / warm_rss - 1), 1)
+        if warm_rss and end_rss
+        else None,
+        "p99_first_tenth_ms": round(p99_first, 3),
+        "p99_last_tenth_ms": round(p99_last, 3),
+        "p99_ratio": round(p99_last / p99_first, 3) if p99_first else None,
+        "p50_ms": round(percentile(sorted(latencies), 50), 3),
+        "empty_answers": empty,
+        "documents_drifted": drift,
+        "exit_code": proc.returncode,
+        "settings": settings,
+    }
+
+
+def run_soak(args: argparse.Namespace, text: str, settings: dict[str, Any]) -> int:
+    if args.edits < 10 or args.docs < 1:
+        raise CommandError("--soak needs --edits >= 10 and --docs >= 1")
+    f = soak(text, args.edits, args.docs, settings, args.model)
+    print(f"soak: {f['edits']:,} edits over {f['documents']} documents in {f['seconds']} s")
+    print(
+        f"RSS after warm-up {f['rss_after_warmup_mb']} MB, at the end {f['rss_end_mb']} MB "
+        f"(growth {f['rss_growth_pct']}%)"
+    )
+    print(
+        f"round trip p99: first tenth {f['p99_first_tenth_ms']:.2f} ms, last tenth "
+        f"{f['p99_last_tenth_ms']:.2f} ms (ratio {f['p99_ratio']}); p50 {f['p50_ms']:.2f} ms"
+    )
+    print(f"documents drifted: {len(f['documents_drifted'])}, exit code {f['exit_code']}")
+    if args.json:
+        print(json.dumps(f))
+    return 0 if not f["documents_drifted"] and f["exit_code"] == 0 else 1
+
+
+def burst(text: str, n: int, settings: dict[str, Any], model: str | None) -> dict[str, Any]:
+    """Type a sentence, then send `n` keystrokes with a completion each, unanswered."""
+    proc = _spawn(model)
+    conn = Connection(proc)
+    uri = "file:///nextword-burst/doc.txt"
+    doc = types.TextDocumentIdentifier(uri=uri)
+    text = " ".join(text.split()) + " "
+    try:
+        _initialize(conn, settings)
+        _open(conn, uri)
+        held, version = "", 0
+
+        def key(ch: str) -> tuple[int, bytes]:
+            nonlocal held, version
+            at = types.Position(0, _utf16_len(held))
+            held += ch
+            version += 1
+            _, change = conn.encode(
+                types.TEXT_DOCUMENT_DID_CHANGE,
+                types.DidChangeTextDocumentParams(
+                    types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                    [types.TextDocumentContentChangePartial(types.Range(at, at), ch)],
+                ),
+                request=False,
+            )
+            cursor = types.Position(0, _utf16_len(held))
+            msg_id, ask = conn.encode(
+                types.TEXT_DOCUMENT_COMPLETION, types.CompletionParams(doc, cursor), request=True
+            )
+            assert msg_id is not None
+            return msg_id, change + ask
+
+        # Warm up: the first sentence typed and answered key by key, until the model
+        # is loaded and answers with words.
+        for ch in text[: text.index(".") + 2]:
+            msg_id, data = key(ch)
+            conn.write(data)
+            conn.wait(msg_id)
+        cursor = types.Position(0, _utf16_len(held))
+        deadline = time.perf_counter() + COLD_START_TIMEOUT_S
+        while not (
+            conn.request(types.TEXT_DOCUMENT_COMPLETION, types.CompletionParams(doc, cursor)) or {}
+        ).get("items"):
+            if time.perf_counter() > deadline:
+                raise CommandError(f"no completion within {COLD_START_TIMEOUT_S:g} s of start")
+            time.sleep(0.01)
+        rss_before = _rss_mb(proc.pid, "VmRSS")
+        messages = [key(text[i % len(text)]) for i in range(len(held), len(held) + n)]
+        last_id = messages[-1][0]
+        last_sent = 0.0
+
+        def write_all() -> None:
+            # From a thread: the server's answers must be read while the burst is
+            # written, or both pipes fill and each side waits on the other.
+            nonlocal last_sent
+            for msg_id, data in messages:
+                if msg_id == last_id:
+                    last_sent = time.perf_counter()
+                conn.write(data)
+
+        started = time.perf_counter()
+        writer = threading.Thread(target=write_all)
+        writer.start()
+        answers: dict[int, Any] = {}
+        newest_ms = None
+        while len(answers) < n:
+            message = conn.read()
+            if "id" in message and "method" not in message:
+                answers[message["id"]] = message
+                if message["id"] == last_id:
+                    newest_ms = (time.perf_counter() - last_sent) * 1000
+        seconds = time.perf_counter() - started
+        writer.join()
+        rss_after = _rss_mb(proc.pid, "VmRSS")
+        errors = sum(1 for a in answers.values() if "error" in a)
+        empty = sum(1 for a in answers.values() if not (a.get("result") or {}).get("items"))
+        newest = answers[last_id].get("result") or {}
+        stats = conn.request("nextword/stats", None)["overall"]
+        conn.request(types.SHUTDOWN, None)
+        conn.notify(types.EXIT, None)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return {
+        "requests": n,
+        "answered": len(answers),
+        "errors": errors,
+        "answered_empty": empty,
+        "newest_items": [item["label"] for item in newest.get("items", [])],
+        "newest_ms": round(newest_ms, 3) if newest_ms is not None else None,
+        "burst_seconds": round(seconds, 3),
+        "rss_before_mb": rss_before,
+        "rss_after_mb": rss_after,
+        "superseded": stats["superseded"],
+        "decisions_run": stats["decisionsRun"],
+        "exit_code": proc.returncode,
+    }
+
+
+def run_burst(args: argparse.Namespace, text: str, settings: dict[str, Any]) -> int:
+    f = burst(text, args.burst, settings, args.model)
+    print(
+        f"burst: {f['requests']} completion requests, {f['answered']} answered "
+        f"({f['answered_empty']} empty: superseded; {f['errors']} errors) in "
+        f"{f['burst_seconds']} s"
+    )
+    print(f"newest answered {f['newest_ms']:.2f} ms after it was sent: {f['newest_items']}")
+    print(f"RSS before {f['rss_before_mb']} MB, after {f['rss_after_mb']} MB")
+    if args.json:
+        print(json.dumps(f))
+    return 0 if f["answered"] == f["requests"] and not f["errors"] else 1

@@ -9,11 +9,16 @@ the architecture code is still mlx-lm's (see architectures.py).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-DEFAULT_MODEL = Path(__file__).parent / "models" / "en"
+# The bundled model. NEXTWORD_DEFAULT_MODEL puts another directory in its place: for
+# packagers who ship the weights elsewhere, and for tests of a default that is broken.
+DEFAULT_MODEL = Path(
+    os.environ.get("NEXTWORD_DEFAULT_MODEL") or Path(__file__).parent / "models" / "en"
+).expanduser()
 
 
 class ModelError(Exception):
@@ -44,16 +49,21 @@ def resolve(path: str | Path | None) -> Path:
 
 def read_config(path: Path) -> dict[str, Any]:
     if not path.is_dir():
-        raise ModelError(f"model directory {path} does not exist; set `model` to a valid path")
+        raise ModelError(f"model directory {path} does not exist; check the path")
     config_path = path / "config.json"
     if not config_path.exists():
-        raise ModelError(f"{path} has no config.json; it is not an mlx-lm model directory")
+        raise ModelError(
+            f"{path} has no config.json; it is not an mlx-lm model directory: "
+            "choose the directory that holds config.json"
+        )
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ModelError(f"{config_path} is not valid JSON ({err}); re-export the model") from None
     if not isinstance(config, dict) or "model_type" not in config:
-        raise ModelError(f"{config_path} has no model_type; it is not an mlx-lm config")
+        raise ModelError(
+            f"{config_path} has no model_type; it is not an mlx-lm config: re-export the model"
+        )
     # Some exports nest the language model's settings under text_config.
     if "vocab_size" not in config and isinstance(config.get("text_config"), dict):
         config = {**config["text_config"], **config}
@@ -78,17 +88,21 @@ def load(path: str | Path | None = None) -> LoadedModel:
         arch = architecture(model_type)
     except ModuleNotFoundError:
         raise ModelError(
-            f"architecture {model_type!r} of {model_dir} is not supported by the installed "
-            "mlx-lm; upgrade mlx-lm or choose another model"
+            f"model_type {model_type!r} in the config.json of {model_dir} is not supported by "
+            "the installed mlx-lm; upgrade mlx-lm or choose another model"
         ) from None
     try:
         model = arch.Model(arch.ModelArgs.from_dict(config))
     except (TypeError, ValueError, KeyError) as err:
-        raise ModelError(f"config.json of {model_dir} does not fit {model_type}: {err}") from None
+        raise ModelError(
+            f"config.json of {model_dir} does not fit {model_type} ({err}); re-export the model"
+        ) from None
 
     weight_files = sorted(model_dir.glob("model*.safetensors"))
     if not weight_files:
-        raise ModelError(f"{model_dir} has no model*.safetensors weights")
+        raise ModelError(
+            f"{model_dir} has no model*.safetensors weights; re-download or re-export the model"
+        )
     weights: dict[str, Any] = {}
     for file in weight_files:
         try:
@@ -115,7 +129,8 @@ def load(path: str | Path | None = None) -> LoadedModel:
         model.load_weights(list(weights.items()), strict=True)
     except ValueError as err:
         raise ModelError(
-            f"weights in {model_dir} do not match config.json: {str(err).splitlines()[0]}"
+            f"weights in {model_dir} do not match config.json ({str(err).splitlines()[0]}); "
+            "restore the config.json exported with these weights"
         ) from None
     mx.eval(model.parameters())
     model.eval()
@@ -147,15 +162,22 @@ def load_tokenizer(model_dir: Path, vocab_size: int) -> tuple[Any, int | None]:
 
     path = model_dir / "tokenizer.json"
     if not path.exists():
-        raise ModelError(f"{model_dir} has no tokenizer.json (HF tokenizers format)")
+        raise ModelError(
+            f"{model_dir} has no tokenizer.json (HF tokenizers format); "
+            "copy the one exported with the model"
+        )
     try:
         tokenizer = Tokenizer.from_file(str(path))
     except Exception as err:  # tokenizers raises a bare Exception on bad JSON
-        raise ModelError(f"{path} cannot be read: {str(err).splitlines()[0]}") from None
+        raise ModelError(
+            f"{path} cannot be read ({str(err).splitlines()[0]}); "
+            "re-download or re-export the model"
+        ) from None
     if vocab_size and tokenizer.get_vocab_size() > vocab_size:
         raise ModelError(
-            f"tokenizer.json has {tokenizer.get_vocab_size()} tokens but the model only "
-            f"{vocab_size}: the tokenizer belongs to another model"
+            f"{path} has {tokenizer.get_vocab_size()} tokens but the model only "
+            f"{vocab_size}: the tokenizer belongs to another model; "
+            "copy the tokenizer.json exported with these weights"
         )
     bos_id = None
     config_path = model_dir / "tokenizer_config.json"

@@ -42,6 +42,9 @@ DEFAULT_SOURCES = (
 )
 
 PROSE_SOURCES = ("wiki", "handbook")
+# CJK ideographs (with extension A and compatibility forms), CJK punctuation, and
+# full-width forms: one character each, never merged with a neighbour.
+CJK_CHARACTER = r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]"
 
 
 @dataclass
@@ -139,10 +142,18 @@ def corpus_files(corpus: Path, split: str, sources: list[str]) -> list[Path]:
 
 def train_tokenizer(files: list[Path], out: Path, vocab_size: int) -> None:
     """Train a byte-level BPE tokenizer (HF `tokenizers`) on the training text."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    # Chinese has no spaces: isolating each CJK character keeps merges inside one, so
+    # a Chinese token is exactly one character and the next token is the next character
+    # (no token spans a word boundary the text does not mark).
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(CJK_CHARACTER), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False),
+        ]
+    )
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,

@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 
 WORD_RE = re.compile(r"[\w']+")
+# Longer runs of word characters (hashes, base64, minified code) are not words
+# anyone completes; bounding them keeps each keystroke's work bounded too.
+MAX_WORD = 64
 # The typed prefix: the word characters at the very end of the text before the cursor.
 _TRAILING_WORD_RE = re.compile(r"[\w']+\Z")
 _SENTENCE_END_RE = re.compile(r"(?:^|[.!?]['\")\]]?)\s*\Z")
@@ -17,10 +20,16 @@ _SENTENCE_END_RE = re.compile(r"(?:^|[.!?]['\")\]]?)\s*\Z")
 def split_prefix(text_before_cursor: str) -> tuple[str, str]:
     """Split text into (context, prefix): prefix is the partial word at the end.
 
+    A run of word characters longer than MAX_WORD is cut to its last MAX_WORD + 1,
+    which no candidate matches (see `is_word`).
+
     >>> split_prefix("Hello wor")
     ('Hello ', 'wor')
     """
-    match = _TRAILING_WORD_RE.search(text_before_cursor)
+    # Searching only the tail keeps this linear: from every start in a long run of
+    # word characters the pattern would otherwise scan to the run's end.
+    tail = max(0, len(text_before_cursor) - MAX_WORD - 1)
+    match = _TRAILING_WORD_RE.search(text_before_cursor, tail)
     if match is None:
         return text_before_cursor, ""
     return text_before_cursor[: match.start()], match.group()
@@ -40,8 +49,8 @@ def _is_word_char(char: str) -> bool:
 
 
 def is_word(text: str) -> bool:
-    """True for a non-empty string that is exactly one word."""
-    return WORD_RE.fullmatch(text) is not None
+    """True for a non-empty string that is exactly one word of at most MAX_WORD characters."""
+    return len(text) <= MAX_WORD and WORD_RE.fullmatch(text) is not None
 
 
 def starts_sentence(context: str) -> bool:

@@ -2,12 +2,14 @@
 
 Document text is logged only at `trace`, a level below DEBUG: at every other level
 neither our messages nor pygls' (whose INFO and DEBUG lines carry whole messages,
-text included) are let through with content.
+text included, and whose error paths log a failed message's params and tracebacks)
+are let through with content.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 from typing import TYPE_CHECKING
@@ -43,6 +45,7 @@ def setup_stderr(log_file: str | None = None) -> None:
         else logging.StreamHandler(sys.stderr)
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactPygls())
     root = logging.getLogger()
     root.addHandler(handler)
     apply_log_level("info")
@@ -54,6 +57,36 @@ def apply_log_level(name: str) -> None:
     logging.getLogger("nextword").setLevel(level)
     # pygls logs whole JSON-RPC messages (document text) at INFO and DEBUG.
     logging.getLogger("pygls").setLevel(logging.DEBUG if level <= TRACE else logging.WARNING)
+
+
+class RedactPygls(logging.Filter):
+    """Below `trace`, strip pygls' records down to their fixed wording.
+
+    Raising pygls' level is not enough: at ERROR it logs a failed request's or
+    notification's params ("Failed to handle request %s %s %s") and deserialization
+    tracebacks (values included), and any of those may be document text. So its
+    arguments become a placeholder and its traceback just the exception's type name.
+    Our own "nextword" records pass untouched: by convention they never hold text.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith("pygls") or _trace_on():
+            return True
+        message = str(record.msg)
+        if record.args:
+            hidden = ("<hidden>",) * len(record.args) if isinstance(record.args, tuple) else ()
+            # A format that wants numbers or names keeps its bare wording.
+            with contextlib.suppress(TypeError, ValueError, KeyError):
+                message %= hidden
+        if record.exc_info and record.exc_info[0] is not None:
+            message += f" [{record.exc_info[0].__name__}]"
+        record.msg, record.args = message, ()
+        record.exc_info = record.exc_text = record.stack_info = None
+        return True
+
+
+def _trace_on() -> bool:
+    return logging.getLogger("nextword").getEffectiveLevel() <= TRACE
 
 
 class ClientLogHandler(logging.Handler):

@@ -7,20 +7,25 @@ the per-document sessions (sessions.py); settings are parsed by settings.py.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import hashlib
 import logging
+import os
+import stat
+import sys
+import threading
 import time
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
+from pygls.exceptions import FeatureNotificationError, JsonRpcInvalidParams
+from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 
 from nextword import __version__
 from nextword.lsp import items
-from nextword.lsp.documents import LspWorkspace
+from nextword.lsp.documents import LspTextDocument, LspWorkspace
 from nextword.lsp.logs import apply_log_level, attach_client_log
+from nextword.lsp.protocol import NextwordProtocol, received_generation
 from nextword.lsp.sessions import Sessions
 from nextword.lsp.settings import PROSE_LANGUAGES, Settings, parse_settings
 from nextword.lsp.stats import ServerStats
@@ -33,31 +38,6 @@ STATS_COMMAND = "nextword.stats"
 CHECKSUM_REQUEST = "nextword/documentChecksum"
 SECTION = "nextword"  # the workspace/configuration section
 PROGRESS_TOKEN = "nextword/load"
-
-
-# The document's generation when a request arrived (see NextwordProtocol).
-received_generation: contextvars.ContextVar[int | None] = contextvars.ContextVar(
-    "received_generation", default=None
-)
-
-
-class NextwordProtocol(LanguageServerProtocol):
-    """pygls' protocol, stamping each request with its document's generation on arrival.
-
-    pygls starts an async handler on a later loop turn, after notifications read in
-    the same batch have run: a keystroke sent after a completion request would
-    otherwise change the text under the request before it looks, and the answer,
-    computed for a position that has moved, would be stale.
-    """
-
-    def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
-        document = getattr(params, "text_document", None)
-        uri = getattr(document, "uri", None)
-        server = self._server
-        if uri is not None and isinstance(server, NextwordServer):
-            # Handlers run in a copy of this context, so the stamp travels with the task.
-            received_generation.set(server.sessions.generation(uri))
-        super()._handle_request(msg_id, method_name, params)
 
 
 class NextwordServer(LanguageServer):
@@ -73,6 +53,7 @@ class NextwordServer(LanguageServer):
         self.progress_token: types.ProgressToken | None = None
         self.loading: asyncio.Future[Any] | None = None
         self._pending_messages: list[str] = []
+        self._reported_error = False
 
     # -- settings -----------------------------------------------------------------
 
@@ -101,10 +82,17 @@ class NextwordServer(LanguageServer):
     # -- the model ------------------------------------------------------------------
 
     def load_model(self) -> None:
-        """Load (or reload) the model on the worker; requests get empty answers meanwhile."""
-        model = self.model_dir(self.settings)
+        """Load (or reload) the chosen model on the worker; requests get empty answers meanwhile.
+
+        A model that fails to load never takes the server down: the user's own model
+        falls back to the bundled one, and a bundled model that fails leaves the server
+        answering every request with no completions. Either way a message says why.
+        """
+        self._load(self.model_dir(self.settings), time.perf_counter())
+
+    def _load(self, model: str | None, started: float) -> None:
+        """Start loading `model` (None: the bundled default); a newer load supersedes it."""
         self.sessions.set_engine(None)
-        started = time.perf_counter()
 
         def load() -> Any:
             from nextword.engine import Engine  # imported on the worker: MLX lives there
@@ -112,9 +100,9 @@ class NextwordServer(LanguageServer):
             return Engine.load(model)
 
         self.loading = asyncio.wrap_future(self.worker.submit(load, key="engine"))
-        self.loading.add_done_callback(lambda f: self._loaded(f, started))
+        self.loading.add_done_callback(lambda f: self._loaded(f, model, started))
 
-    def _loaded(self, future: asyncio.Future[Any], started: float) -> None:
+    def _loaded(self, future: asyncio.Future[Any], model: str | None, started: float) -> None:
         from nextword.loader import ModelError
 
         if future is not self.loading or future.cancelled():
@@ -129,14 +117,53 @@ class NextwordServer(LanguageServer):
                 time.perf_counter() - started,
                 engine.load_seconds,
             )
-            message = "model ready"
-        else:
-            text = str(error) if isinstance(error, ModelError) else f"model failed: {error!r}"
-            log.error(text)
-            self.window_show_message(
-                types.ShowMessageParams(type=types.MessageType.Error, message=f"nextword: {text}")
+            chosen = self.model_dir(self.settings)
+            if model != chosen:
+                log.warning(
+                    "serving completions from the bundled model %s, not %s, which failed",
+                    engine.loaded.path,
+                    chosen,
+                )
+            self._end_progress("model ready")
+            return
+        # Anything the loader did not foresee is reported the same way: a bug in a
+        # model's code must not cost the user their completions or the server.
+        expected = isinstance(error, ModelError)
+        text = str(error) if expected else f"model failed: {error!r}"
+        log.error(text, exc_info=None if expected else error)  # a bug's traceback, for its report
+        if not self._is_default(model):
+            self._show_error(
+                f"{text}. Fix or remove {self._model_source()}; "
+                "completions come from the bundled model meanwhile."
             )
-            message = "model failed to load"
+            # The progress stays open: it ends when the bundled model is ready (or not).
+            self._load(None, started)
+            return
+        self._show_error(
+            f"{text}. No completions until this is fixed (reinstall nextword, or set "
+            "`nextword.model` to a working model)."
+        )
+        self._end_progress("model failed to load")
+
+    @staticmethod
+    def _is_default(model: str | None) -> bool:
+        from nextword.loader import DEFAULT_MODEL, resolve
+
+        # Compared resolved, so a setting that names the bundled directory is not retried.
+        return resolve(model).resolve() == DEFAULT_MODEL.resolve()
+
+    def _model_source(self) -> str:
+        """Where the failing model was chosen, so the message says what to change."""
+        if self.model_override:
+            return "the `--model` argument of `nextword serve`"
+        return "the `nextword.model` setting"
+
+    def _show_error(self, text: str) -> None:
+        self.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Error, message=f"nextword: {text}")
+        )
+
+    def _end_progress(self, message: str) -> None:
         if self.progress_token is not None:
             self.work_done_progress.end(
                 self.progress_token, types.WorkDoneProgressEnd(message=message)
@@ -152,11 +179,68 @@ class NextwordServer(LanguageServer):
     def ready(self) -> bool:
         return self.sessions.engine is not None
 
-    def prefix_range(self, position: types.Position, prefix: str, uri: str) -> types.Range:
-        """From the start of the typed prefix to the cursor, in the client's units."""
-        doc = self.workspace.get_text_document(uri)
-        units = doc.position_codec.client_num_units(prefix)
-        return types.Range(types.Position(position.line, position.character - units), position)
+    def _start_io_async(
+        self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+    ) -> None:
+        """pygls' stdio loop, reading through asyncio's pipe reader.
+
+        pygls reads stdin with a thread-pool call per header line and per body: about
+        three thread hops per message, ~0.3 ms, which a client sending flat out turns
+        into a queue the newest request waits behind. asyncio's StreamReader reads
+        what the pipe holds in one go. Anything that is not a pipe (a file, a tty)
+        keeps pygls' reader.
+        """
+        stdin = stdin or sys.stdin.buffer
+        if not stat.S_ISFIFO(os.fstat(stdin.fileno()).st_mode):
+            super()._start_io_async(stdin, stdout)
+            return
+        self._stop_event = stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+
+        async def serve() -> None:
+            reader = asyncio.StreamReader()
+            loop = asyncio.get_running_loop()
+            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+            await run_async(
+                stop_event=stop_event,
+                reader=reader,
+                protocol=self.protocol,
+                logger=log,
+                error_handler=self.report_server_error,
+            )
+
+        try:
+            asyncio.run(serve())
+        except BrokenPipeError:
+            log.error("the client closed the connection; stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    def document(self, uri: str) -> LspTextDocument | None:
+        """The open document at `uri`; None for one the client never opened."""
+        workspace = self.workspace
+        return workspace.opened(uri) if isinstance(workspace, LspWorkspace) else None
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # pygls shows internal errors in a popup. An unreadable message from the client
+        # is not the user's business (and request errors are answered), and a failing
+        # notification handler would pop one up per keystroke: log them all, and show
+        # the first failing handler once.
+        # The type only: an exception's message may quote the message it choked on.
+        log.error(
+            "internal error (%s): %s", getattr(source, "__name__", source), type(error).__name__
+        )
+        if source is FeatureNotificationError and not self._reported_error:
+            self._reported_error = True
+            self.warn("nextword: an internal error occurred and was skipped; see the server log")
+
+
+def prefix_range(doc: LspTextDocument, position: types.Position, prefix: str) -> types.Range:
+    """From the start of the typed prefix to the cursor, in the client's units."""
+    units = doc.position_codec.client_num_units(prefix)
+    return types.Range(types.Position(position.line, position.character - units), position)
 
 
 server = NextwordServer()
@@ -226,8 +310,9 @@ def did_open(ls: NextwordServer, params: types.DidOpenTextDocumentParams) -> Non
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: NextwordServer, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
-    doc = ls.workspace.get_text_document(uri)
-    ls.sessions.changed(uri, doc, params.content_changes)
+    doc = ls.document(uri)
+    if doc is not None:
+        ls.sessions.changed(uri, doc, params.content_changes)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -242,10 +327,13 @@ def did_close(ls: NextwordServer, params: types.DidCloseTextDocumentParams) -> N
 async def completion(ls: NextwordServer, params: types.CompletionParams) -> types.CompletionList:
     started = time.perf_counter()
     uri, position = params.text_document.uri, params.position
-    session = ls.sessions.get(uri)
+    session, doc = ls.sessions.get(uri), ls.document(uri)
     context = params.context
+    if doc is not None:
+        position = doc.clamp(position)
     if (
         session is None
+        or doc is None
         or not ls.ready()
         or (
             context is not None
@@ -254,14 +342,13 @@ async def completion(ls: NextwordServer, params: types.CompletionParams) -> type
         )
     ):
         return items.completion_list([], types.Range(position, position))
-    doc = ls.workspace.get_text_document(uri)
     prefix, found = await ls.sessions.candidates(
         uri, doc, position, ls.settings.k, generation=received_generation.get()
     )
     words = items.offered([c.text for c in found], prefix)
     probs = {c.text: c.prob for c in found}
     result = items.completion_list(
-        [(w, probs[w]) for w in words], ls.prefix_range(position, prefix, uri)
+        [(w, probs[w]) for w in words], prefix_range(doc, position, prefix)
     )
     ls.stats.latency(uri, (time.perf_counter() - started) * 1000)
     return result
@@ -272,14 +359,16 @@ async def inline_completion(
     ls: NextwordServer, params: types.InlineCompletionParams
 ) -> types.InlineCompletionList:
     uri, position = params.text_document.uri, params.position
-    if not ls.settings.inline or not ls.ready() or ls.sessions.get(uri) is None:
+    doc = ls.document(uri)
+    if doc is not None:
+        position = doc.clamp(position)
+    if doc is None or not ls.settings.inline or not ls.ready() or ls.sessions.get(uri) is None:
         return items.inline_list(None, types.Range(position, position))
-    doc = ls.workspace.get_text_document(uri)
     prefix, found = await ls.sessions.candidates(
-        uri, doc, position, 1, generation=received_generation.get()
+        uri, doc, position, 1, generation=received_generation.get(), kind="inline"
     )
     words = items.offered([c.text for c in found], prefix)
-    return items.inline_list(words[0] if words else None, ls.prefix_range(position, prefix, uri))
+    return items.inline_list(words[0] if words else None, prefix_range(doc, position, prefix))
 
 
 @server.feature(STATS_REQUEST)
@@ -295,13 +384,18 @@ def stats_command(ls: NextwordServer, *args: Any) -> dict[str, Any]:
 @server.feature(CHECKSUM_REQUEST)
 def document_checksum(ls: NextwordServer, params: Any) -> dict[str, Any]:
     """sha256 of the server's copy of a document, to check it against the client's."""
-    uri = params["uri"] if isinstance(params, dict) else params.uri
-    doc = ls.workspace.get_text_document(uri)
+    uri = params.get("uri") if isinstance(params, dict) else getattr(params, "uri", None)
+    if not isinstance(uri, str):
+        raise JsonRpcInvalidParams(f'{CHECKSUM_REQUEST} wants {{"uri": "..."}}')
+    doc = ls.document(uri)
+    if doc is None:
+        raise JsonRpcInvalidParams(f"{uri} is not open")
     source = doc.source
     return {
         "uri": uri,
         "version": doc.version,
-        "sha256": hashlib.sha256(source.encode("utf-8")).hexdigest(),
+        # surrogatepass: a client may send lone surrogates (JSON allows "\ud83d").
+        "sha256": hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest(),
         "length": len(source),
     }
 

@@ -32,7 +32,7 @@ class Counters:
     decisions_skipped: int = 0  # model decisions dropped by the throttle or superseded
     throttle_waits: int = 0  # requests that waited for a decision the throttle held
     cache_hits: int = 0  # requests answered from the current decision, no model call
-    superseded: int = 0  # requests answered empty because newer typing arrived
+    superseded: int = 0  # requests answered empty: newer typing or a newer request arrived
     latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=MAX_SAMPLES))
 
     def report(self) -> dict[str, Any]:
