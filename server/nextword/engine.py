@@ -338,6 +338,9 @@ class Decider:
         log-probabilities and the lead (" " when the word follows a space).
         """
         engine, lex = self.engine, self.engine.lexicon
+        # A component weighted 0 (a Chinese model has no word trigram or document
+        # caches: its text has no spaces to count words by) is not computed at all.
+        weighted = {name for name, w in engine.weights.items() if w > 0}
         # A single space before the word belongs to the word's first token (" the").
         lead = " " if context.endswith(" ") else ""
         tokens = self._window(context[:-1] if lead else context)
@@ -347,16 +350,18 @@ class Decider:
         first, cond = (lex.first_space, lex.cond_space) if lead else (lex.first_bare, lex.cond_bare)
         neural = np.exp(logprobs[first]) * cond
         parts = [Component("neural", neural / neural.sum(), {})]
-        if engine.ngram is not None:
+        if engine.ngram is not None and "ngram" in weighted:
             u, v = history_ids(context, lex.index, len(lex))
             parts.append(Component("ngram", engine.ngram.distribution(u, v), {}))
+        if not weighted & {"doc", "docbigram"}:
+            return parts, tokens, logprobs, lead
         self._doc.update(context)
         # Document counts are blind to case; at a sentence start only capitalised words
         # can match, and the model and the trigram know which ones are likely.
         sentence_start = starts_sentence(context)
         doc_known = self._doc.known * lex.capitalised if sentence_start else self._doc.known
         known_total = float(doc_known.sum())
-        if known_total or self._doc.unknown:
+        if "doc" in weighted and (known_total or self._doc.unknown):
             total = float(self._doc.total)
             unknown = {
                 word: c / total
@@ -367,7 +372,7 @@ class Decider:
                 confidence = repeat_rate(self._doc.total, self._doc.singletons)
                 parts.append(Component("doc", doc_known / total, unknown, confidence))
         following = self._doc.following()
-        if following and not sentence_start:
+        if following and not sentence_start and "docbigram" in weighted:
             total = float(sum(following.values()))
             dense = np.zeros(len(lex), dtype=np.float32)
             unknown = {}

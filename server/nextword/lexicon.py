@@ -25,10 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from nextword.words import WORD_RE, is_candidate
+from nextword.words import WORD_RE, is_candidate, is_han, is_han_text
 
 MAX_WORDS = 60_000
 MIN_COUNT = 3
+# Chinese continuations: words of the corpus's own segmentation, up to four characters.
+MAX_HAN_WORD = 4
+MIN_HAN_COUNT = 2
 
 
 @dataclass
@@ -112,6 +115,56 @@ def build_tables(train_files: list[Path], model_dir: Path) -> None:
     (model_dir / "lexicon.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
     np.savez_compressed(model_dir / "lexicon.npz", **arrays)  # type: ignore[arg-type]
     print(f"lexicon: {len(words):,} words; n-gram tables: {ngram.describe(arrays)}")
+
+
+def build_han_tables(segmented_files: list[Path], model_dir: Path) -> None:
+    """The Chinese lexicon: continuations of 1-4 characters, from word-segmented text.
+
+    The words are the corpus's own segmentation (People's Daily is segmented by
+    hand), so a multi-character candidate is a real word, not a fixed-length chunk.
+    Every Han character the tokenizer holds as one token is a candidate too, so any
+    next character can be offered. With one token per character, the first token of
+    a word is its first character, and P(word) = P(first character) x the word's
+    share of the corpus words that start with that character.
+    """
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    every: Counter[str] = Counter()
+    for file in segmented_files:
+        with file.open(encoding="utf-8") as f:
+            for line in f:
+                every.update(w for w in line.split() if is_han_text(w))
+    for token_id in tokenizer.get_vocab().values():
+        char = tokenizer.decode([token_id])
+        if len(char) == 1 and is_han(char):
+            every[char] += 0  # present, with the count the corpus gives it (maybe 0)
+    single = {c for c in every if len(c) == 1 and len(tokenizer.encode(c).ids) == 1}
+    words = sorted(
+        w
+        for w, c in every.items()
+        if w[0] in single and (len(w) == 1 or (len(w) <= MAX_HAN_WORD and c >= MIN_HAN_COUNT))
+    )
+    # A character seen only inside words still gets a little mass as a continuation.
+    counts = np.array([max(every[w], 1) for w in words], dtype=np.int64)
+    first = first_tokens(tokenizer, words, "")
+    eligible = [w for w in every if w[0] in single]
+    all_counts = np.array([max(every[w], 1) for w in eligible], dtype=np.float64)
+    all_first = first_tokens(tokenizer, eligible, "")
+    cond = conditional(counts, first, all_first, all_counts, tokenizer.get_vocab_size())
+    arrays: dict[str, np.ndarray] = {
+        "counts": counts,
+        # No spaces in Chinese: the same first token with or without one before.
+        "first_space": first,
+        "first_bare": first,
+        "cond_space": cond,
+        "cond_bare": cond,
+        "tokenizer_digest": np.array(tokenizer_digest(tokenizer)),
+    }
+    (model_dir / "lexicon.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+    np.savez_compressed(model_dir / "lexicon.npz", **arrays)  # type: ignore[arg-type]
+    multi = sum(1 for w in words if len(w) > 1)
+    print(f"lexicon: {len(words):,} continuations ({multi:,} of 2-{MAX_HAN_WORD} characters)")
 
 
 def load_lexicon(

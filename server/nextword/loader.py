@@ -19,6 +19,8 @@ from typing import Any
 DEFAULT_MODEL = Path(
     os.environ.get("NEXTWORD_DEFAULT_MODEL") or Path(__file__).parent / "models" / "en"
 ).expanduser()
+# The bundled Chinese model (router.py routes Chinese text to it).
+DEFAULT_CHINESE_MODEL = Path(__file__).parent / "models" / "zh"
 
 
 class ModelError(Exception):

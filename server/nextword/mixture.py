@@ -154,3 +154,9 @@ def fit_and_save(model_dir: Path, files: list[Path], max_words: int) -> dict[str
         f"mixture weights {weights}: top-3 {top3:.3f}, log-likelihood {ll:.3f}, {len(starts)} words"
     )
     return weights
+
+
+def save_weights(model_dir: Path, weights: dict[str, float]) -> None:
+    """Fixed weights, for a model whose text the fit's word typist cannot read (Chinese)."""
+    record = {"weights": weights, "objective": "fixed: the model's distribution alone"}
+    (model_dir / "mixture.json").write_text(json.dumps(record, indent=2) + "\n")

@@ -12,23 +12,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("text", help="the text; its partial last word is the prefix ('-': stdin)")
     parser.add_argument("--k", type=int, default=5, help="how many candidates")
     parser.add_argument("--model", help="model directory (default: the bundled model)")
+    parser.add_argument(
+        "--chinese-model", help="model directory for Chinese text (default: the bundled one)"
+    )
     parser.add_argument("--temperature", type=float, default=0.0)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run(args: argparse.Namespace) -> int:
     from nextword.cli import CommandError
-    from nextword.engine import Engine
     from nextword.loader import ModelError
+    from nextword.router import Router
     from nextword.words import split_prefix
 
     text = sys.stdin.read() if args.text == "-" else args.text
     if args.k < 1:
         raise CommandError("--k must be at least 1")
     try:
-        engine = Engine.load(args.model)
+        engine = Router.load(args.model, args.chinese_model)
     except ModelError as err:
         raise CommandError(str(err)) from None
+    for problem in engine.problems:
+        print(f"warning: {problem}", file=sys.stderr)
     decider = engine.decider(temperature=args.temperature)
     context, prefix = split_prefix(text)
     start = time.perf_counter()

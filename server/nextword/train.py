@@ -385,7 +385,7 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
     """Write an mlx-lm model directory from the run's last checkpoint."""
     import mlx.core as mx
 
-    from nextword.lexicon import build_tables
+    from nextword.lexicon import build_han_tables, build_tables
     from nextword.loader import load_safetensors
 
     ckpt = run_dir / "checkpoint"
@@ -420,7 +420,11 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
     (out / "special_tokens_map.json").write_text(
         json.dumps({"bos_token": SPECIAL_TOKEN, "eos_token": SPECIAL_TOKEN}, indent=2) + "\n"
     )
-    build_tables(corpus_files(corpus, "train", sources), out)
+    if is_chinese(corpus, sources):
+        segmented = [corpus / "train" / f"{s}.seg.txt" for s in sources]
+        build_han_tables([f for f in segmented if f.exists()], out)
+    else:
+        build_tables(corpus_files(corpus, "train", sources), out)
     training = {k: state[k] for k in ("step", "tokens_seen", "seconds", "val_loss") if k in state}
     training["sources"] = sources
     training["shape"] = asdict(shape)
@@ -430,8 +434,23 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
 
 def finish_export(out: Path, corpus: Path, sources: list[str], fit_words: int) -> None:
     """Fit the mixture on dev text, then write the model card."""
-    from nextword.mixture import fit_and_save
+    from nextword.mixture import fit_and_save, save_weights
     from nextword.modelcard import write_card
 
-    fit_and_save(out, corpus_files(corpus, "dev", sources), fit_words)
+    if is_chinese(corpus, sources):
+        # The word trigram and the document caches count space-separated words, which
+        # Chinese text does not have: the model's own distribution decides alone.
+        save_weights(out, {"neural": 1.0, "ngram": 0.0, "doc": 0.0, "docbigram": 0.0})
+    else:
+        fit_and_save(out, corpus_files(corpus, "dev", sources), fit_words)
     write_card(out, corpus / "manifest.json")
+
+
+def is_chinese(corpus: Path, sources: list[str]) -> bool:
+    """True when the manifest marks every source as Chinese (no manifest: English)."""
+    path = corpus / "manifest.json"
+    if not path.exists():
+        return False
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    langs = {e["id"]: e.get("lang", "en") for e in manifest["sources"]}
+    return all(langs.get(s) == "zh" for s in sources)

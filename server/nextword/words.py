@@ -12,8 +12,15 @@ WORD_RE = re.compile(r"[\w']+")
 # Longer runs of word characters (hashes, base64, minified code) are not words
 # anyone completes; bounding them keeps each keystroke's work bounded too.
 MAX_WORD = 64
-# The typed prefix: the word characters at the very end of the text before the cursor.
-_TRAILING_WORD_RE = re.compile(r"[\w']+\Z")
+# Han and kana: scripts written without spaces, where every character starts a
+# continuation and none belongs to a typed prefix.
+_UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
+# Chinese text: Han, CJK punctuation (。，、「」) and full-width forms (１２，！).
+_CHINESE_RE = re.compile(f"[{_UNSPACED}\u3000-\u303f\uff00-\uffef]")
+_HAN_RE = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
+# The typed prefix: the word characters at the very end of the text before the cursor
+# (Han and kana excluded).
+_TRAILING_WORD_RE = re.compile(f"(?:(?![{_UNSPACED}])[\\w'])+\\Z")
 _SENTENCE_END_RE = re.compile(r"(?:^|[.!?]['\")\]]?)\s*\Z")
 
 
@@ -56,6 +63,26 @@ def is_word(text: str) -> bool:
 def starts_sentence(context: str) -> bool:
     """True where the next word opens a sentence (document start, or after . ! ?)."""
     return _SENTENCE_END_RE.search(context) is not None
+
+
+def is_han(char: str) -> bool:
+    """True for a Han ideograph (a Chinese character)."""
+    return _HAN_RE.match(char) is not None
+
+
+def is_han_text(text: str) -> bool:
+    """True for a non-empty string of Han characters only."""
+    return bool(text) and all(is_han(c) for c in text)
+
+
+def script_before(context: str) -> str:
+    """"zh" when the text before the cursor ends in Chinese (spaces skipped), else "en".
+
+    The script of the last thing written picks the model for the next decision, so a
+    mixed document is served by both, paragraph by paragraph, phrase by phrase.
+    """
+    tail = context[-16:].rstrip()
+    return "zh" if tail and _CHINESE_RE.match(tail[-1]) else "en"
 
 
 def is_cjk(char: str) -> bool:

@@ -12,6 +12,7 @@ export const SECTION = "nextword";
 /** The server's settings, spelled as in server/nextword/lsp/settings.py. */
 export const SERVER_SETTINGS = [
   "model",
+  "chineseModel",
   "k",
   "temperature",
   "windowTokens",

@@ -7,6 +7,7 @@ local M = {}
 --- Server settings; the server validates them and falls back to its default on a bad value.
 ---@class nextword.Settings
 ---@field model? string Model directory; nil = the bundled model
+---@field chineseModel? string Model for Chinese text; nil = the bundled one, "" = none
 ---@field k? integer Candidates per completion (1..50)
 ---@field temperature? number 0 ranks by probability; > 0 samples the order (0..5)
 ---@field windowTokens? integer Tokens of context before the cursor (16..512)
@@ -65,6 +66,7 @@ M.defaults = {
   completeopt = "menuone,noselect,popup", -- noselect: only <C-n>/<C-p> then <C-y> accept a word
   settings = { -- sent to the server as initializationOptions and the "nextword" configuration section
     model = nil, -- model directory; nil = the bundled model
+    chineseModel = nil, -- model for Chinese text; nil = the bundled one, "" = none
     k = 5, -- candidates per completion (1..50)
     temperature = 0, -- 0 ranks by probability; > 0 samples the order (0..5)
     windowTokens = 128, -- tokens of context before the cursor (16..512; 64-128 advised)

@@ -67,7 +67,8 @@ class NextwordServer(LanguageServer):
             self.warn(message)
         apply_log_level(self.settings.logLevel)
         self.sessions.configure(self.settings)
-        if self.model_dir(self.settings) != self.model_dir(old) and self.loading is not None:
+        models = (self.model_dir(self.settings), self.settings.chineseModel)
+        if models != (self.model_dir(old), old.chineseModel) and self.loading is not None:
             self.load_model()
 
     def model_dir(self, settings: Settings) -> str | None:
@@ -94,10 +95,12 @@ class NextwordServer(LanguageServer):
         """Start loading `model` (None: the bundled default); a newer load supersedes it."""
         self.sessions.set_engine(None)
 
-        def load() -> Any:
-            from nextword.engine import Engine  # imported on the worker: MLX lives there
+        chinese = self.settings.chineseModel
 
-            return Engine.load(model)
+        def load() -> Any:
+            from nextword.router import Router  # imported on the worker: MLX lives there
+
+            return Router.load(model, chinese)
 
         self.loading = asyncio.wrap_future(self.worker.submit(load, key="engine"))
         self.loading.add_done_callback(lambda f: self._loaded(f, model, started))
@@ -111,6 +114,8 @@ class NextwordServer(LanguageServer):
         if error is None:
             engine = future.result()
             self.sessions.set_engine(engine)
+            for problem in engine.problems:  # an optional model (Chinese) that failed
+                self._show_error(f"{problem}. Fix or remove the `nextword.chineseModel` setting.")
             log.info(
                 "model %s ready in %.2f s (load + warm-up %.2f s)",
                 engine.loaded.path,

@@ -66,6 +66,7 @@ class Settings:
     """What a client may set; every field has a safe default."""
 
     model: str | None = None  # model directory; None = the bundled default
+    chineseModel: str | None = None  # model for Chinese text; None = bundled, "" = none
     k: int = 5  # candidates per completion (1..50)
     temperature: float = 0.0  # 0 = rank by probability; > 0 samples the order (0..5)
     windowTokens: int = 128  # tokens of context before the cursor (16..512; 64-128 advised)
@@ -78,6 +79,7 @@ class Settings:
 # name -> (accepted types, check on the value, how the message describes a valid value)
 _RULES: dict[str, tuple[tuple[type, ...], Any, str]] = {
     "model": ((str, type(None)), lambda v: True, "a directory path or null"),
+    "chineseModel": ((str, type(None)), lambda v: True, 'a directory path, "" (none) or null'),
     "k": ((int,), lambda v: 1 <= v <= 50, "an integer from 1 to 50"),
     "temperature": ((int, float), lambda v: 0 <= v <= 5, "a number from 0 to 5"),
     "windowTokens": ((int,), lambda v: 16 <= v <= 512, "an integer from 16 to 512"),
