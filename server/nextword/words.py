@@ -76,13 +76,19 @@ def is_han_text(text: str) -> bool:
 
 
 def script_before(context: str) -> str:
-    """"zh" when the text before the cursor ends in Chinese (spaces skipped), else "en".
+    """"zh" when the text before the cursor was last written in Chinese, else "en".
 
-    The script of the last thing written picks the model for the next decision, so a
-    mixed document is served by both, paragraph by paragraph, phrase by phrase.
+    Spaces and neutral punctuation (quotes, brackets, ASCII . , ! ?) are skipped: the
+    last character that belongs to a script decides. The script of the last thing
+    written picks the model for the next decision, so a mixed document is served by
+    both, paragraph by paragraph, phrase by phrase.
     """
-    tail = context[-16:].rstrip()
-    return "zh" if tail and _CHINESE_RE.match(tail[-1]) else "en"
+    for char in reversed(context[-32:]):
+        if _CHINESE_RE.match(char):
+            return "zh"
+        if char.isalnum():
+            return "en"
+    return "en"
 
 
 def is_cjk(char: str) -> bool:
