@@ -142,6 +142,7 @@ class RawServer:
         self.methods: dict[int, str] = {}  # what each request asked, for failure messages
         self.null_id_errors = 0
         self.notifications: Counter[str] = Counter()
+        self.server_requests: Counter[str] = Counter()  # what the server asked the client
         self.show_messages: list[dict[str, Any]] = []
         self._cond = threading.Condition()
         self._next_id = 0
@@ -171,6 +172,7 @@ class RawServer:
     def _dispatch(self, message: dict[str, Any]) -> None:
         if "method" in message and "id" in message:
             # The server asks (configuration, progress, registration): answer plainly.
+            self.server_requests[message["method"]] += 1
             result: Any = None
             if message["method"] == "workspace/configuration":
                 result = [None for _ in message["params"]["items"]]
