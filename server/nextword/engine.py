@@ -22,12 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from nextword import hancache
 from nextword.doclocal import DocumentWords
 from nextword.lexicon import Lexicon, load_lexicon
 from nextword.loader import DEFAULT_MODEL, LoadedModel, ModelError, load
 from nextword.ngram import NGram, history_ids
 from nextword.scorer import Scorer
-from nextword.words import WORD_RE, is_candidate, is_word, starts_sentence
+from nextword.words import WORD_RE, is_candidate, is_han_text, is_word, starts_sentence
 
 # Used when a model directory has no fitted mixture.json (see mixture.py).
 DEFAULT_WEIGHTS = {"neural": 0.4, "ngram": 0.3, "doc": 0.15, "docbigram": 0.15}
@@ -112,6 +113,15 @@ class Engine:
         self._texts_array = np.array([], dtype=str)
         self._by_text: dict[str, int] = {}
         self.load_seconds = 0.0
+        # A Chinese model: its lexicon holds continuations of Han characters.
+        self.chinese = bool(lexicon.words) and all(is_han_text(w) for w in lexicon.words[:100])
+        if self.chinese:
+            # For each entry, the range of entries it begins ("中" begins "中国",
+            # "中国人"): sorted words make each a contiguous [lo, hi).
+            ranges = [lexicon.prefix_range(w) for w in lexicon.words]
+            self._begins_lo = np.array([lo for lo, _ in ranges])
+            self._begins_hi = np.array([hi for _, hi in ranges])
+            self._lengths = np.array([len(w) for w in lexicon.words])
 
     @classmethod
     def load(cls, model: str | Path | None = None, *, warmup: bool = True) -> Engine:
@@ -355,6 +365,15 @@ class Decider:
             parts.append(Component("ngram", engine.ngram.distribution(u, v), {}))
         if not weighted & {"doc", "docbigram"}:
             return parts, tokens, logprobs, lead
+        if engine.chinese:
+            seen = hancache.following(context, lex.index)
+            if seen:
+                dense = np.zeros(len(lex), dtype=np.float32)
+                total = float(sum(seen.values()))
+                for word, c in seen.items():
+                    dense[lex.index[word]] = c / total
+                parts.append(Component("doc", dense, {}))
+            return parts, tokens, logprobs, lead
         self._doc.update(context)
         # Document counts are blind to case; at a sentence start only capitalised words
         # can match, and the model and the trigram know which ones are likely.
@@ -404,8 +423,35 @@ class Decider:
 
     # -- in-word filtering --------------------------------------------------------------
 
+    def _continuations(self, boundary: _Boundary, n: int) -> list[Candidate]:
+        """Chinese: one continuation for each of the `n` likeliest next characters.
+
+        A continuation is offered when the text goes on with it, so its probability is
+        that of every word it begins: P("中国") counts "中国人民" too. The characters
+        are ranked by that probability; for each, the continuation shown is the one
+        that most characters are expected from (probability x length): a long word
+        when the model is sure of it, the character alone when it is not. Distinct
+        first characters make the short list cover more of what may come next.
+        """
+        engine, lex = self.engine, self.engine.lexicon
+        sums = np.concatenate([[0.0], np.cumsum(boundary.dense)])
+        mass = sums[engine._begins_hi] - sums[engine._begins_lo]
+        singles = np.flatnonzero(engine._lengths == 1)
+        top = singles[np.argsort(-mass[singles])[:n]]
+        total = float(mass[singles].sum()) or 1.0
+        out = []
+        for i in top:
+            if mass[i] <= 0:
+                break
+            lo, hi = engine._begins_lo[i], engine._begins_hi[i]
+            best = lo + int(np.argmax(mass[lo:hi] * engine._lengths[lo:hi]))
+            out.append(Candidate(lex.words[best], float(mass[best]) / total))
+        return out
+
     def _filter(self, boundary: _Boundary, prefix: str, n: int) -> list[Candidate]:
         """The `n` most probable words starting with `prefix`, from the cached distribution."""
+        if self.engine.chinese and not prefix:
+            return self._continuations(boundary, n)
         lex = self.engine.lexicon
         lo, hi = lex.prefix_range(prefix)
         probs = boundary.dense[lo:hi]

@@ -17,6 +17,34 @@ def _load(path: Path) -> Any:
     return json.loads(path.read_text()) if path.exists() else None
 
 
+ENGLISH_INTRO = [
+    "# nextword-en: the bundled English model",
+    "",
+    "A small decoder-only transformer in mlx-lm's `llama` format, with the word tables",
+    "nextword mixes into its decisions. Trained from scratch by `nextword train` on the",
+    "corpora below only.",
+    "",
+]
+CHINESE_INTRO = [
+    "# nextword-zh: the bundled Chinese model",
+    "",
+    "A small decoder-only transformer in mlx-lm's `llama` format that predicts the next",
+    "Chinese character; its continuations of one to four characters are words of the",
+    "corpus's own segmentation (People's Daily is segmented by hand), ranked as P(first",
+    "character) x P(word | first character). Trained from scratch by `nextword train` on",
+    "the corpora below only. nextword routes each decision by the script before the",
+    "cursor: Chinese text goes to this model, everything else to the English one.",
+    "",
+    "Why a separate model, not a bilingual one: at this size (6M parameters, two CPU",
+    "cores), capacity and training time are the limits. The English model's 8,192-token",
+    "vocabulary holds English subwords, which Chinese would have to share (about 4,600",
+    "distinct characters in the news text alone), and each training step would be split",
+    "between the languages. Two models cost only memory (about 20 MB more) and a",
+    "per-decision choice of model, which the script of the text makes reliably.",
+    "",
+]
+
+
 def write_card(model_dir: Path, manifest_path: Path) -> None:
     training = _load(model_dir / "training.json") or {}
     manifest = _load(manifest_path) or {"sources": []}
@@ -25,19 +53,16 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
     config = _load(model_dir / "config.json") or {}
     shape = training.get("shape", {})
     used = set(training.get("sources", []))
-    lines = [
-        "# nextword-en: the bundled English model",
-        "",
-        "A small decoder-only transformer in mlx-lm's `llama` format, with the word tables",
-        "nextword mixes into its decisions. Trained from scratch by `nextword train` on the",
-        "corpora below only.",
-        "",
+    langs = {s.get("lang", "en") for s in manifest["sources"] if s["id"] in used}
+    chinese = langs == {"zh"}
+    lines = (CHINESE_INTRO if chinese else ENGLISH_INTRO) + [
         "## Model",
         "",
         f"- Architecture: `{config.get('model_type')}`, hidden {shape.get('hidden_size')}, "
         f"{shape.get('num_hidden_layers')} layers, {shape.get('num_attention_heads')} heads, "
         f"FFN {shape.get('intermediate_size')}, tied embeddings",
-        f"- Tokenizer: byte-level BPE (HF `tokenizers`), {shape.get('vocab_size')} tokens",
+        f"- Tokenizer: byte-level BPE (HF `tokenizers`), {shape.get('vocab_size')} tokens"
+        + (", each Chinese character one token (never merged with a neighbour)" if chinese else ""),
         "- Weights stored in fp16 (run in fp32 on CPU)",
         f"- Training: {training.get('step', 0):,} steps, "
         f"{training.get('tokens_seen', 0):,} tokens seen, "
@@ -48,7 +73,11 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
     if val:
         per_source = ", ".join(f"{k} {v:.2f}" for k, v in val.items() if k != "mean")
         lines.append(f"- Validation loss (nats per token): mean {val['mean']:.3f} ({per_source})")
-    if mixture:
+    if mixture and "positions" not in mixture:
+        lines.append(
+            "- Mixture: the model's distribution alone (no word trigram or document caches)"
+        )
+    elif mixture:
         lines.append(
             f"- Mixture weights, fitted on dev text ({mixture['positions']:,} words): "
             + ", ".join(f"{k} {v}" for k, v in mixture["weights"].items())
@@ -71,16 +100,21 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
             "",
             "## Evaluation (dev splits, `nextword eval`)",
             "",
-            "| dev text | words | engine | KSR@1 | KSR@3 | KSR@5 | top1 | top3 | MRR@5 |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+            "| dev text | positions | engine | KSR@1 | KSR@3 | KSR@5 | top1 | top3 | MRR@5 "
+            "| next char top1 | next char top3 |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for r in evals:
             name = Path(r["file"]).stem
             for engine, q in [("nextword", r), *r["baselines"].items()]:
+                chars = " | ".join(
+                    f"{q[key]:.3f}" if key in q else ""
+                    for key in ("nextchar_top1", "nextchar_top3")
+                )
                 lines.append(
                     f"| {name} | {r['words']:,} | {engine} | {q['ksr@1']:.3f} | "
                     f"{q['ksr@3']:.3f} | {q['ksr@5']:.3f} | {q['top1']:.3f} | "
-                    f"{q['top3']:.3f} | {q['mrr@5']:.3f} |"
+                    f"{q['top3']:.3f} | {q['mrr@5']:.3f} | {chars} |"
                 )
         lat = evals[0]["latency_ms"]
         lines += [

@@ -76,7 +76,7 @@ def is_han_text(text: str) -> bool:
 
 
 def script_before(context: str) -> str:
-    """"zh" when the text before the cursor was last written in Chinese, else "en".
+    """ "zh" when the text before the cursor was last written in Chinese, else "en".
 
     Spaces and neutral punctuation (quotes, brackets, ASCII . , ! ?) are skipped: the
     last character that belongs to a script decides. The script of the last thing

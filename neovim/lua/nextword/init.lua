@@ -53,20 +53,30 @@ local function trigger_group(bufnr)
   return "nextword_trigger_" .. bufnr
 end
 
+--- True for a Han character: Chinese has no spaces, every character starts a continuation.
+---@param char string
+local function is_han(char)
+  local code = vim.fn.char2nr(char)
+  return (code >= 0x3400 and code <= 0x9FFF) or (code >= 0xF900 and code <= 0xFAFF)
+    or (code >= 0x20000 and code <= 0x2FA1F)
+end
+
 --- Ask at the first keyword character of a word when no popup shows. The server opens
 --- the popup at a space only in prose; in code (and after a popup was dismissed or came
---- back empty) the first letter of a word is the cue, as in other editors.
+--- back empty) the first letter of a word is the cue, as in other editors. In Chinese,
+--- every character is one.
 ---@param bufnr integer
 local function trigger_at_word_start(bufnr)
   vim.api.nvim_create_autocmd("InsertCharPre", {
     group = vim.api.nvim_create_augroup(trigger_group(bufnr), { clear = true }),
     buffer = bufnr,
     callback = function()
-      if vim.fn.pumvisible() == 1 or vim.fn.match(vim.v.char, [[\k]]) ~= 0 then
+      local han = is_han(vim.v.char)
+      if vim.fn.pumvisible() == 1 or (not han and vim.fn.match(vim.v.char, [[\k]]) ~= 0) then
         return
       end
       local before = vim.api.nvim_get_current_line():sub(1, vim.fn.col(".") - 1)
-      if vim.fn.match(before, [[\k$]]) >= 0 then
+      if not han and vim.fn.match(before, [[\k$]]) >= 0 then
         return -- inside a word: the popup was dismissed; wait for the next word
       end
       vim.schedule(function() -- once the character is in the buffer

@@ -9,7 +9,8 @@ from lsprotocol import types
 from nextword.words import is_candidate
 
 # A space asks for the next word; typing inside a word is covered by isIncomplete.
-TRIGGER_CHARACTERS = [" "]
+# Chinese punctuation ends a phrase: the next one starts there.
+TRIGGER_CHARACTERS = [" ", "，", "。", "、", "；", "：", "？", "！"]
 
 
 def offered(words: Sequence[str], prefix: str) -> list[str]:
