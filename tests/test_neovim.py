@@ -291,3 +291,118 @@ def test_defaults_use_the_servers_setting_names(editor: Any) -> None:
     sent = editor.exec_lua("return require('nextword.config').server_settings()")
     assert set(sent) <= server
     assert set(sent["languages"]) <= set(DEFAULT_LANGUAGES)
+
+
+HAN_ONLY = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]{1,4}")
+# An emoji and a space first, so the cursor's columns differ in every encoding:
+# UTF-16 2 + 1 + 5 = 8, UTF-8 4 + 1 + 15 = 20 (and 7 characters).
+CHINESE = "😀 今天天气很"
+
+# The completion the server answers at the cursor, asked through the client as the popup does.
+COMPLETION_AT_CURSOR = """
+local client = require("nextword").client()
+local params = vim.lsp.util.make_position_params(0, client.offset_encoding)
+local reply = client:request_sync("textDocument/completion", params, 5000, 0)
+return { encoding = client.offset_encoding, position = params.position,
+         result = reply and reply.result, err = reply and reply.err }
+"""
+
+# Offer the server UTF-16 only, as VS Code does (Neovim 0.11 offers UTF-8 first).
+UTF16_ONLY = """
+local make = vim.lsp.protocol.make_client_capabilities
+vim.lsp.protocol.make_client_capabilities = function()
+  local capabilities = make()
+  capabilities.general.positionEncodings = { "utf-16" }
+  return capabilities
+end
+"""
+
+
+def attach(nvim: Any, path: Path) -> None:
+    nvim.command(f"edit {path}")
+    wait_for(
+        lambda: nvim.exec_lua("return #vim.lsp.get_clients({ bufnr = 0, name = 'nextword' })"),
+        f"{path.name} to attach",
+    )
+
+
+def type_chinese_and_accept(
+    nvim: Any, k: int, encoding: str, column: int, *, dismiss: bool = False
+) -> list[str]:
+    """Type CHINESE in the current (empty) buffer, check the popup and the LSP answer
+    against `predict` and the cursor's `column` in `encoding`, accept the first; the words.
+
+    With `dismiss`, the popup that the space opens is closed first: the Han characters
+    typed next open it again (the plugin's InsertCharPre), with no popup to keep asking.
+    """
+    predicted = json.loads(nextword("predict", CHINESE, "--k", str(k), "--json").stdout)
+    expected = [c["text"] for c in predicted["candidates"]]
+    assert len(expected) == k and all(HAN_ONLY.fullmatch(w) for w in expected), expected
+
+    # No space before the next Han character: each one typed asks (the plugin's
+    # InsertCharPre), and the popup, once open, asks again at each keystroke.
+    emoji, chinese = CHINESE.split(" ")
+    nvim.input(f"i{emoji} ")
+    if dismiss:
+        wait_for(lambda: popup_words(nvim), "the popup after a space")
+        nvim.input("<C-e>")
+        wait_for(lambda: not popup(nvim)["pum_visible"], "the popup to close")
+    nvim.input(chinese)
+
+    def shown() -> list[str] | None:
+        words = popup_words(nvim)
+        return words if nvim.current.line == CHINESE and words == expected else None
+
+    try:
+        words = wait_for(shown, f"the popup after {CHINESE!r} to offer {expected}")
+    except AssertionError as err:
+        raise AssertionError(f"{err}; line {nvim.current.line!r}, popup {popup(nvim)}") from None
+    assert all(HAN_ONLY.fullmatch(w) for w in words), words
+
+    # The same completion through the client, at the cursor in the negotiated encoding:
+    # every item inserts there (a Han character is never a prefix to replace).
+    answer = nvim.exec_lua(COMPLETION_AT_CURSOR)
+    assert answer["encoding"] == encoding
+    cursor = {"line": 0, "character": column}
+    assert answer["position"] == cursor, answer
+    assert answer.get("err") is None and answer.get("result"), answer
+    items = answer["result"]["items"]
+    assert [item["textEdit"]["newText"] for item in items] == expected, items
+    for item in items:
+        assert item["textEdit"]["range"] == {"start": cursor, "end": cursor}, item
+    assert popup(nvim)["pum_visible"]  # the request left the popup as it was
+
+    nvim.input("<C-n><C-y>")  # select the first, accept it
+    line = wait_for(
+        lambda: nvim.current.line if nvim.current.line != CHINESE else None,
+        "the accepted continuation in the buffer",
+    )
+    assert line == CHINESE + words[0]  # nothing lost, nothing doubled
+    assert nvim.api.get_mode()["mode"] == "i"
+    assert nvim.current.window.cursor == (1, len(line.encode()))  # after it (a byte column)
+    nvim.input("<Esc>")
+    assert nvim.current.buffer[:] == [line]
+    assert [n for n in notes(nvim) if n["level"] >= WARN] == []
+    return words
+
+
+def test_chinese_pops_up_han_continuations_in_utf8(editor: Any, tmp_path: Path) -> None:
+    # A buffer of its own: the context is the whole text before the cursor, as `predict`'s.
+    # Neovim 0.11 offers UTF-8 first, and the server takes it: byte columns.
+    attach(editor, tmp_path / "chinese.txt")
+    type_chinese_and_accept(editor, k=3, encoding="utf-8", column=20)
+    editor.command("bwipeout!")
+
+
+def test_chinese_pops_up_han_continuations_in_utf16(tmp_path: Path) -> None:
+    # A client that speaks UTF-16 only (VS Code's encoding): UTF-16 columns, default k;
+    # and the popup opens at a Han character, not only at the space before.
+    nvim = start_nvim(tmp_path)
+    try:
+        nvim.exec_lua(UTF16_ONLY)
+        nvim.command(f"edit {tmp_path / 'probe.txt'}")  # the probe's decision on its own buffer
+        wait_for(lambda: nvim.exec_lua("return _G.nextword_ready()"), "the server and its model")
+        attach(nvim, tmp_path / "chinese.txt")
+        type_chinese_and_accept(nvim, k=Settings().k, encoding="utf-16", column=8, dismiss=True)
+    finally:
+        quit_nvim(nvim)

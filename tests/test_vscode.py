@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -19,10 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, nextword
 
 EXTENSION = ROOT / "vscode-extension"
 ARTIFACTS = EXTENSION / "artifacts"
+CHINESE = "😀 今天天气很"  # what the driver types in chinese.txt
+HAN_ONLY = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{1,4}")
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" or platform.machine() != "x86_64",
@@ -110,6 +113,17 @@ def test_extension_in_vscode(extension_deps: dict[str, str]) -> None:
     assert accepted in labels, failure
     assert ghost, failure
     assert result.get("fileText") == f"The history of the {accepted} {ghost}", failure
+    # Chinese: the suggest widget offered predict's decision for the same text (k 5, the
+    # default), Han continuations only, and the first one went in after the text.
+    predicted = json.loads(nextword("predict", CHINESE, "--json").stdout)
+    expected = [c["text"] for c in predicted["candidates"]]
+    assert expected and all(HAN_ONLY.fullmatch(w) for w in expected), expected
+    chinese = result.get("chinese", {})
+    assert chinese.get("expected") == expected, failure  # the driver's own predict agreed
+    assert chinese.get("candidates") == expected, f"{chinese}\n{failure}"
+    assert chinese.get("accepted") == expected[0], failure
+    assert chinese.get("fileText") == CHINESE + expected[0], failure
+    assert result["checks"].get("chinese"), failure
     assert result["checks"].get("stats"), failure
     assert result["checks"].get("missingServer"), failure
     assert proc.returncode == 0 and result["ok"], failure

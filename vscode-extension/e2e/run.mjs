@@ -3,8 +3,10 @@
 //
 // It installs the .vsix, opens a text file, types a sentence, reads nextword's candidates
 // from the suggest widget, accepts one, saves, checks the file on disk, then checks the
-// inline ghost text, the status bar's stats, and the notice for a missing server. Prints one JSON object (the result) on its
-// last line and exits 0 when every check passed.
+// inline ghost text, Chinese (Han continuations after "😀 今天天气很", the same as
+// `nextword predict`'s, inserted at the cursor), the status bar's stats, and the notice for a
+// missing server. Prints one JSON object (the result) on its last line and exits 0 when
+// every check passed.
 //
 //   node e2e/run.mjs --cache DIR --vsix FILE --artifacts DIR [--screenshot FILE]
 //
@@ -34,6 +36,10 @@ const { chromium } = require("playwright-core");
 const codeServer = path.join(installed, "node_modules/code-server/out/node/entry.js");
 
 const SENTENCE = "The history of the";
+// An emoji first: two UTF-16 code units, so a server counting characters or bytes would
+// put the cursor (UTF-16 column 8) and the insertion elsewhere.
+const CHINESE = "😀 今天天气很";
+const HAN_ONLY = /^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{1,4}$/u;
 const TIMEOUT_MS = 60_000;
 const started = Date.now();
 const timings = {};
@@ -103,6 +109,8 @@ try {
   fs.writeFileSync(settingsFile, JSON.stringify(settings));
   const note = path.join(workspace, "note.txt");
   fs.writeFileSync(note, "");
+  const chineseFile = path.join(workspace, "chinese.txt");
+  fs.writeFileSync(chineseFile, "");
 
   const port = await freePort();
   const config = path.join(tmp, "config.yaml");
@@ -139,13 +147,8 @@ try {
 
   // Open note.txt with Quick Open, as a user would.
   await page.locator(".explorer-folders-view").waitFor();
-  await page.keyboard.press("Control+P");
-  await page.locator(".quick-input-widget input").waitFor();
-  await page.keyboard.type("note.txt");
-  await page.locator(".quick-input-list .monaco-list-row").first().waitFor();
-  await page.keyboard.press("Enter");
   const editor = page.locator(".editor-instance .monaco-editor").first();
-  await editor.waitFor();
+  await quickOpen("note.txt");
   await editor.locator(".view-lines").click();
   mark("file open");
 
@@ -203,6 +206,45 @@ try {
   result.checks.ghostText = result.ghostText.length > 0;
   mark("ghost text");
 
+  // Chinese, in a file of its own (the context is the whole text before the cursor, as
+  // predict's): the Han characters typed open the suggest widget with Han continuations,
+  // the same as `nextword predict`'s at the same k (the extension's default, 5).
+  const predicted = spawnSync("nextword", ["predict", "--json", CHINESE], { encoding: "utf8" });
+  if (predicted.status !== 0) throw new Error(`nextword predict failed:\n${predicted.stderr}`);
+  const expectedZh = JSON.parse(predicted.stdout).candidates.map((c) => c.text);
+  result.chinese = { expected: expectedZh };
+  await quickOpen("chinese.txt");
+  await page.keyboard.type(CHINESE, { delay: 40 }); // Han characters go in as text input
+  const labels = () =>
+    rows.evaluateAll((elements) =>
+      elements.map((e) => e.querySelector(".label-name")?.textContent ?? ""),
+    );
+  // Until the answer for the whole text shows: one for a shorter text may show first.
+  let shown = [];
+  await waitFor(async () => {
+    shown = await labels();
+    return JSON.stringify(shown) === JSON.stringify(expectedZh);
+  }, "the suggest widget to offer predict's candidates", 15_000).catch((error) => {
+    result.chinese.candidates = shown;
+    throw error;
+  });
+  result.chinese.candidates = shown;
+  log(`Chinese suggest widget: ${JSON.stringify(shown)}`);
+  await page.screenshot({ path: path.join(args.artifacts, "chinese.png") });
+  const acceptedZh = shown[0];
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Control+S");
+  await waitFor(
+    () => fs.readFileSync(chineseFile, "utf8") === CHINESE + acceptedZh,
+    `chinese.txt == ${CHINESE + acceptedZh}`,
+  ).catch((error) => {
+    result.chinese.fileText = fs.readFileSync(chineseFile, "utf8");
+    throw error;
+  });
+  Object.assign(result.chinese, { accepted: acceptedZh, fileText: CHINESE + acceptedZh });
+  result.checks.chinese = shown.every((label) => HAN_ONLY.test(label));
+  mark("chinese");
+
   // A click on the status bar item shows nextword/stats.
   result.statusText = (await status.textContent())?.trim();
   await status.click();
@@ -248,6 +290,17 @@ try {
 mark("done");
 console.log(JSON.stringify(result));
 process.exit(result.ok ? 0 : 1);
+
+// Open a workspace file with Quick Open, as a user would; it has the keyboard focus.
+async function quickOpen(name) {
+  await page.keyboard.press("Control+P");
+  await page.locator(".quick-input-widget input").waitFor();
+  await page.keyboard.type(name);
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor();
+  await page.keyboard.press("Enter");
+  await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+  await page.locator(".tab.active", { hasText: name }).waitFor();
+}
 
 async function waitFor(check, what, timeoutMs = TIMEOUT_MS) {
   const deadline = Date.now() + timeoutMs;
