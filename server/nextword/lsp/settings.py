@@ -29,6 +29,8 @@ PROSE_LANGUAGES = (
     "org",
     "asciidoc",
     "text",
+    "txt",  # Sublime Text LSP's id for plain text
+    "commit",  # Sublime Text LSP's id for a Git commit message
     "mail",
 )
 # Languages where words are worth offering: prose, then code (comments, strings).
@@ -38,6 +40,8 @@ DEFAULT_LANGUAGES = PROSE_LANGUAGES + (
     "typescript",
     "javascriptreact",
     "typescriptreact",
+    "js",  # eglot's id for js-mode
+    "c++",  # eglot's id for c++-mode
     "rust",
     "go",
     "c",
