@@ -491,7 +491,8 @@ async def test_bad_model_is_reported_and_server_stays_up(raw_client: LanguageCli
     errors = [m.message for m in client.messages if m.type == types.MessageType.Error]
     assert errors and "does not exist" in errors[0]
     assert any("`throttleMs`" in m.message for m in client.messages)
-    assert not (await complete(client, doc)).items
+    # Answered (empty while the bundled fallback loads, words after: test_model_faults.py).
+    assert (await complete(client, doc)) is not None
     assert (await stats(client))["overall"]["completions"] >= 0
     await client.shutdown_session()
 
