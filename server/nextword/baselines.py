@@ -6,6 +6,11 @@
 
 Both follow the `Predictor` protocol: `predict(context, prefix, k)` returns up to `k` whole
 words, best first, each starting with `prefix` exactly (case included).
+
+For Chinese (the evaluator's character-continuation typist, EVAL.md) the same two at the
+character level: `UnigramCharBaseline` (the most frequent Han characters) and
+`PresageCharBaseline` (Presage's smoothed trigram over characters). Called with an empty
+prefix, they return single Han characters, best first.
 """
 
 from __future__ import annotations
@@ -17,13 +22,15 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 from xml.sax.saxutils import escape
 
 import numpy as np
 
+from nextword.evaluate import is_han
 from nextword.lexicon import count_words
 from nextword.words import starts_sentence
 
@@ -105,6 +112,26 @@ class UnigramBaseline:
             return lo, hi
         # Every word starting with `prefix` sorts before prefix with its last char bumped.
         return lo, bisect.bisect_left(self._words, prefix[:-1] + chr(last + 1), lo)
+
+
+class UnigramCharBaseline:
+    """The `k` most frequent Han characters of the training text; context and prefix ignored.
+
+    For Chinese the prefix-filtered unigram of EVAL.md reduces to this: the typist never
+    types a prefix, it asks for the next character at every Han position.
+    """
+
+    name = "unigram-char"
+
+    def __init__(self, train_files: list[Path]) -> None:
+        counts: Counter[str] = Counter()
+        for path in train_files:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            counts.update(c for c in text if is_han(c))
+        self._by_rank = sorted(counts, key=lambda c: (-counts[c], c))
+
+    def predict(self, context: str, prefix: str, k: int) -> list[str]:
+        return [] if prefix or k <= 0 else self._by_rank[:k]
 
 
 # --------------------------------------------------------------------------- presage
@@ -201,22 +228,27 @@ def _concatenated(train_files: list[Path]) -> Iterator[bytes]:
                 yield chunk
 
 
-def build_ngram_db(train_files: list[Path], cache_dir: Path) -> Path:
+def build_ngram_db(train_files: list[Path], cache_dir: Path, *, chars: bool = False) -> Path:
     """The trigram sqlite database for the training text, built with text2ngram once per text.
 
-    It is built under a temporary name and renamed into place, so an interrupted build is
-    never mistaken for a finished one.
+    With `chars`, the tokens are the text's characters (see `char_tokens`) and the database
+    gets its own cache name. It is built under a temporary name and renamed into place, so
+    an interrupted build is never mistaken for a finished one.
     """
-    db = cache_dir / f"presage-{training_digest(train_files)}.db"
+    kind = "presage-chars" if chars else "presage"
+    db = cache_dir / f"{kind}-{training_digest(train_files)}.db"
     if db.exists():
         return db
     cache_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache_dir, prefix="presage-build-") as tmp:
         train_txt, tmp_db = Path(tmp) / "train.txt", Path(tmp) / "own.db"
         with open(train_txt, "wb") as f:
-            for chunk in _concatenated(train_files):
-                # A NUL byte ends text2ngram's SQL string early and aborts the whole build.
-                f.write(chunk.replace(b"\0", b" "))
+            if chars:
+                _write_char_tokens(train_files, f)
+            else:
+                for chunk in _concatenated(train_files):
+                    # A NUL byte ends text2ngram's SQL string early and aborts the whole build.
+                    f.write(chunk.replace(b"\0", b" "))
         for n in (1, 2, 3):
             cmd = ["text2ngram", "-n", str(n), "-l", "-f", "sqlite", "-o", str(tmp_db)]
             done = subprocess.run([*cmd, str(train_txt)], capture_output=True)
@@ -225,6 +257,43 @@ def build_ngram_db(train_files: list[Path], cache_dir: Path) -> Path:
                 raise RuntimeError(f"text2ngram -n {n} failed: {why}")
         os.replace(tmp_db, db)
     return db
+
+
+def char_tokens(text: str) -> str:
+    """The text as Presage tokens, one per non-space character, each "u" + its hex code point.
+
+    Presage's tokenizer works on bytes and splits words at the bytes 0xA0, 0xAB, 0xBB and
+    0xC2 (it means the UTF-8 of NBSP, "«" and "»"), and those bytes occur inside the UTF-8
+    of about one Han character in ten (今 is E4 BB 8A): given raw Chinese, text2ngram stores
+    fragments like b"\\xe4", and the characters with such a byte can never be predicted.
+    ASCII letters and digits pass through it untouched, so each character is spelled that way
+    instead and decoded back by `from_char_token`; the n-gram model is the same. Line breaks
+    are kept (Presage treats them as blanks, so n-grams run across lines, as the evaluator's
+    context does); other whitespace and U+FFFD (undecodable bytes) are dropped.
+    """
+    lines = text.split("\n")
+    return "\n".join(
+        " ".join(f"u{ord(c):x}" for c in line if not c.isspace() and c != "\ufffd")
+        for line in lines
+    )
+
+
+def from_char_token(token: str) -> str:
+    """The character a `char_tokens` token stands for ("" for anything else)."""
+    if len(token) < 2 or token[0] != "u":
+        return ""
+    try:
+        code = int(token[1:], 16)
+    except ValueError:
+        return ""
+    return chr(code) if code <= 0x10FFFF else ""
+
+
+def _write_char_tokens(train_files: list[Path], out: BinaryIO) -> None:
+    for path in train_files:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                out.write(char_tokens(line.rstrip("\n")).encode() + b"\n")
 
 
 def recase(word: str, context: str, prefix: str) -> str:
@@ -261,7 +330,7 @@ class PresageBaseline:
         if not PresageBaseline.available():
             raise RuntimeError(PRESAGE_MISSING)
         self._lib = _load_presage()
-        self.db_path = build_ngram_db(train_files, cache_dir)
+        self.db_path = self._build_db(train_files, cache_dir)
         self._config_path = cache_dir / f"{self.db_path.stem}.xml"
         self._k = DEFAULT_SUGGESTIONS
         config = _CONFIG.format(k=self._k, db=escape(str(self.db_path)))
@@ -278,6 +347,9 @@ class PresageBaseline:
         )  # fmt: skip
         if rc != 0 or not self._handle:
             raise RuntimeError(f"presage failed to start (error {rc}) with {self._config_path}")
+
+    def _build_db(self, train_files: list[Path], cache_dir: Path) -> Path:
+        return build_ngram_db(train_files, cache_dir)
 
     @staticmethod
     def available() -> bool:
@@ -340,3 +412,33 @@ class PresageBaseline:
         # Guarded: __init__ may have failed before the handle existed.
         if getattr(self, "_handle", None):
             self.close()
+
+
+# Characters of context passed to Presage at the character level: the trigram needs two.
+CHAR_PAST_CHARS = 16
+# Presage's top candidates include punctuation, which is dropped: ask for this many more.
+CHAR_EXTRA_SUGGESTIONS = 10
+
+
+class PresageCharBaseline(PresageBaseline):
+    """Presage's smoothed trigram predictor over characters, for Chinese text.
+
+    Every non-space character of the training text is one token (spelled as in
+    `char_tokens`, since Presage would split raw UTF-8); the context's tail is passed the same
+    way with a trailing space, so Presage predicts the next token. Only Han characters are
+    returned, best first; the prefix must be empty (the Chinese typist never types one).
+    """
+
+    name = "presage-char"
+
+    def _build_db(self, train_files: list[Path], cache_dir: Path) -> Path:
+        return build_ngram_db(train_files, cache_dir, chars=True)
+
+    def predict(self, context: str, prefix: str, k: int) -> list[str]:
+        if k <= 0 or prefix:
+            return []
+        self._set_suggestions(k + CHAR_EXTRA_SUGGESTIONS)
+        past = char_tokens(context[-CHAR_PAST_CHARS:])
+        self._past = ctypes.create_string_buffer((past + " " if past else "").encode())
+        chars = [from_char_token(t) for t in self._raw_predict()]
+        return keep_valid([c for c in chars if is_han(c)], "", k)

@@ -6,6 +6,12 @@ characters, and accepts the word as soon as it is offered. Keystroke savings
 (KSR@k), next-word accuracy at word starts, diversity and decision latency follow.
 Documents in a file are separated by form-feed lines (as `prepare-corpus` writes
 them); each starts with an empty context.
+
+Chinese documents (more than half of their non-space characters Han, `is_han_document`)
+are typed by `type_document_cjk` instead, as EVAL.md says for CJK text: the unit is the
+continuation the engine proposes at each Han character (one or more characters), accepted
+when it is a prefix of the remaining text, and KSR is counted in characters. Their results
+also carry next-character accuracy (`nextchar_top1`, `nextchar_top3`).
 """
 
 from __future__ import annotations
@@ -21,11 +27,20 @@ from typing import Any
 
 import numpy as np
 
-from nextword.words import WORD_RE
+from nextword.words import WORD_RE, is_han
 
 KS = (1, 3, 5)
 MAX_K = max(KS)
 Predict = Callable[[str, str, int], list[str]]
+# Chinese: candidates asked for at each Han position. Only the first MAX_K can be accepted;
+# the rest serve the next-character ranking (distinct first characters), which needs more
+# than MAX_K continuations when several start with the same character.
+NEXT_CHAR_K = 20
+CJK_K = max(MAX_K, NEXT_CHAR_K)
+def is_han_document(doc: str) -> bool:
+    """True when more than half of the document's non-space characters are Han."""
+    visible = len(doc) - sum(c.isspace() for c in doc)
+    return visible > 0 and sum(is_han(c) for c in doc) / visible > 0.5
 
 
 @dataclass
@@ -33,7 +48,12 @@ class Tally:
     """Running sums for one predictor over one file."""
 
     chars: int = 0
-    words: int = 0
+    words: int = 0  # words, plus Han positions of Chinese documents
+    word_docs: int = 0
+    cjk_docs: int = 0
+    han_positions: int = 0
+    nextchar_top1: int = 0
+    nextchar_top3: int = 0
     keystrokes: dict[int, int] = field(default_factory=lambda: {k: 0 for k in KS})
     ranked_keystrokes: dict[int, int] = field(default_factory=lambda: {k: 0 for k in KS})
     top1: int = 0
@@ -58,7 +78,16 @@ class Tally:
                 "diversity@3": self.diversity / max(self.diversity_n, 1),
             }
         )
+        if self.han_positions:
+            out["nextchar_top1"] = self.nextchar_top1 / self.han_positions
+            out["nextchar_top3"] = self.nextchar_top3 / self.han_positions
         return {k: round(v, 4) for k, v in out.items()}
+
+    def unit(self) -> str:
+        """What `words` counts: "word", "character-continuation" (Chinese) or "mixed"."""
+        if self.cjk_docs and self.word_docs:
+            return "mixed"
+        return "character-continuation" if self.cjk_docs else "word"
 
     def latency(self) -> dict[str, Any]:
         def pct(values: list[float]) -> dict[str, float]:
@@ -94,6 +123,7 @@ def diversity(candidates: list[str]) -> float | None:
 def type_document(doc: str, predict: Predict, tally: Tally) -> None:
     """Simulate typing one document; add its costs to `tally`."""
     tally.chars += len(doc)
+    tally.word_docs += 1
     word_chars = 0
     for match in WORD_RE.finditer(doc):
         word, context = match.group(), doc[: match.start()]
@@ -131,8 +161,72 @@ def type_document(doc: str, predict: Predict, tally: Tally) -> None:
         tally.ranked_keystrokes[k] += separators
 
 
+def type_document_cjk(doc: str, predict: Predict, tally: Tally) -> None:
+    """Simulate typing one Chinese document; add its costs to `tally`.
+
+    At every Han character `doc[i]` the engine is asked once for continuations of `doc[:i]`
+    (with no typed prefix). The context does not depend on k, so the answers are kept by
+    position and the typist's walk is replayed for each k from them, exactly: at a Han
+    position it accepts the longest of the top-k candidates that is a prefix of `doc[i:]`
+    (the best rank among equally long ones), for 1 keystroke (r in the ranked variant),
+    and moves past it; otherwise it types the character (+1). Everything else (punctuation,
+    digits, spaces, line breaks, and Latin words inside the Chinese text) is typed, +1 per
+    character. Next-continuation accuracy (top1, top3, mrr@5) and next-character accuracy
+    are counted at every Han position, whether or not a walk stops there.
+    """
+    tally.chars += len(doc)
+    tally.cjk_docs += 1
+    answers: dict[int, list[str]] = {}
+    for i, char in enumerate(doc):
+        if not is_han(char):
+            continue
+        start = time.perf_counter()
+        candidates = [c for c in predict(doc[:i], "", CJK_K) if c]
+        tally.boundary_ms.append((time.perf_counter() - start) * 1000)
+        answers[i] = candidates
+        tally.words += 1
+        tally.han_positions += 1
+        rank = next((r for r, c in enumerate(candidates[:MAX_K], 1) if doc.startswith(c, i)), None)
+        tally.top1 += rank == 1
+        tally.top3 += rank is not None and rank <= 3
+        tally.reciprocal += 1 / rank if rank else 0.0
+        if (d := diversity(candidates)) is not None:
+            tally.diversity += d
+            tally.diversity_n += 1
+        firsts = list(dict.fromkeys(c[0] for c in candidates))
+        tally.nextchar_top1 += firsts[:1] == [char]
+        tally.nextchar_top3 += char in firsts[:3]
+    for k in KS:
+        keystrokes = ranked = i = 0
+        while i < len(doc):
+            accepted = _longest_accepted(answers.get(i, []), doc, i, k)
+            if accepted is None:
+                keystrokes += 1
+                ranked += 1
+                i += 1
+            else:
+                rank, length = accepted
+                keystrokes += 1
+                ranked += rank
+                i += length
+        tally.keystrokes[k] += keystrokes
+        tally.ranked_keystrokes[k] += ranked
+
+
+def _longest_accepted(candidates: list[str], doc: str, i: int, k: int) -> tuple[int, int] | None:
+    """(rank, length) of the longest top-k candidate that `doc` continues with at `i`."""
+    best: tuple[int, int] | None = None
+    for rank, candidate in enumerate(candidates[:k], 1):
+        if doc.startswith(candidate, i) and (best is None or len(candidate) > best[1]):
+            best = (rank, len(candidate))
+    return best
+
+
 def read_documents(path: Path, max_words: int | None) -> tuple[list[str], int]:
-    """The file's documents, cut after `max_words` words; and the count of bad bytes."""
+    """The file's documents, cut after `max_words` words; and the count of bad bytes.
+
+    In Chinese documents (`is_han_document`) the units counted are Han characters.
+    """
     raw = path.read_bytes()
     text = raw.decode("utf-8", errors="replace")
     bad = text.count("\ufffd") - raw.decode("utf-8", errors="ignore").count("\ufffd")
@@ -143,6 +237,13 @@ def read_documents(path: Path, max_words: int | None) -> tuple[list[str], int]:
     for doc in docs:
         if budget <= 0:
             break
+        if is_han_document(doc):
+            han = [i + 1 for i, char in enumerate(doc) if is_han(char)]
+            if len(han) > budget:
+                doc = doc[: han[budget - 1]]
+            out.append(doc)
+            budget -= len(han)
+            continue
         matches = list(WORD_RE.finditer(doc))
         if len(matches) > budget:
             doc = doc[: matches[budget - 1].end()]
@@ -157,8 +258,13 @@ def evaluate_file(
     *,
     max_words: int | None,
     progress: bool,
+    cjk_predictors: dict[str, Callable[[], Predict]] | None = None,
 ) -> dict[str, Any]:
-    """Run every predictor over one file; the first predictor is the one reported on top."""
+    """Run every predictor over one file; the first predictor is the one reported on top.
+
+    Chinese documents are typed by `type_document_cjk`, with the predictor of the same name
+    in `cjk_predictors` where there is one (the character-level baselines).
+    """
     docs, bad = read_documents(path, max_words)
     results: dict[str, Tally] = {}
     for name, make in predictors.items():
@@ -166,13 +272,21 @@ def evaluate_file(
         bar = _progress(len(docs), f"{path.name} [{name}]", progress)
         for doc in docs:
             # A fresh predictor per document: per-document state starts empty.
-            type_document(doc, make(), tally)
+            if is_han_document(doc):
+                type_document_cjk(doc, (cjk_predictors or {}).get(name, make)(), tally)
+            else:
+                type_document(doc, make(), tally)
             bar.update(1)
         bar.close()
         results[name] = tally
     main_name = next(iter(predictors))
     main = results[main_name]
-    out: dict[str, Any] = {"file": str(path), "words": main.words, "characters": main.chars}
+    out: dict[str, Any] = {
+        "file": str(path),
+        "unit": main.unit(),
+        "words": main.words,
+        "characters": main.chars,
+    }
     out.update(main.quality())
     out["latency_ms"] = main.latency()
     if bad:
@@ -195,7 +309,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", type=Path, help="held-out text files")
     parser.add_argument("--k", default="1,3,5", help="k values to print (of 1,3,5)")
     parser.add_argument("--model", help="model directory (default: the bundled model)")
-    parser.add_argument("--baseline", default="", help="comma list of: unigram, presage")
+    parser.add_argument(
+        "--chinese-model", help="model directory for Chinese text (default: the bundled one)"
+    )
+    parser.add_argument(
+        "--baseline",
+        default="",
+        help="comma list of: unigram, presage (Chinese documents get their character-level "
+        "versions: the most frequent Han characters, Presage's character trigram)",
+    )
     parser.add_argument(
         "--train",
         type=Path,
@@ -203,7 +325,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="baseline training text (default: the model's training sources in --corpus)",
     )
     parser.add_argument("--corpus", type=Path, default=Path("data/corpus"))
-    parser.add_argument("--max-words", type=int, help="stop each file after this many words")
+    parser.add_argument(
+        "--max-words",
+        type=int,
+        help="stop each file after this many words (Han characters in Chinese documents)",
+    )
     parser.add_argument("--json", action="store_true", help="last line: one JSON object")
     parser.add_argument("--plot", type=Path, help="draw KSR@k and latency to this PNG")
     parser.add_argument("--no-progress", action="store_true")
@@ -212,8 +338,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from nextword import blas
     from nextword.cli import CommandError
-    from nextword.engine import Engine
     from nextword.loader import ModelError
+    from nextword.router import Router
 
     for path in args.files:
         if not path.is_file():
@@ -225,7 +351,9 @@ def run(args: argparse.Namespace) -> int:
     if not set(ks) <= set(KS):
         raise CommandError("--k takes values among 1, 3, 5 (the protocol's k)")
     try:
-        engine = Engine.load(args.model)
+        # The router, as the server and `predict` use it: Chinese text goes to the
+        # Chinese model, the rest to the main one.
+        engine = Router.load(args.model, args.chinese_model)
     except ModelError as err:
         raise CommandError(str(err)) from None
 
@@ -234,14 +362,23 @@ def run(args: argparse.Namespace) -> int:
         return lambda context, prefix, k: [c.text for c in decider.decide(context, prefix, k)]
 
     predictors: dict[str, Callable[[], Predict]] = {"nextword": nextword_predictor}
+    cjk_predictors: dict[str, Callable[[], Predict]] = {}
     notes: list[str] = []
     wanted = [b for b in args.baseline.split(",") if b]
     if wanted:
         train_files = args.train or _training_files(engine, args.corpus)
-        predictors.update(_baselines(wanted, train_files, notes))
+        english, chinese = _baselines(wanted, train_files, notes)
+        predictors.update(english)
+        cjk_predictors.update(chinese)
     progress = not args.no_progress
     results = [
-        evaluate_file(path, predictors, max_words=args.max_words, progress=progress)
+        evaluate_file(
+            path,
+            predictors,
+            max_words=args.max_words,
+            progress=progress,
+            cjk_predictors=cjk_predictors,
+        )
         for path in args.files
     ]
     backend = blas.backend_label()
@@ -280,41 +417,71 @@ def _training_files(engine: Any, corpus: Path) -> list[Path]:
 
 def _baselines(
     names: list[str], train_files: list[Path], notes: list[str]
-) -> dict[str, Callable[[], Predict]]:
-    from nextword.baselines import PresageBaseline, UnigramBaseline
+) -> tuple[dict[str, Callable[[], Predict]], dict[str, Callable[[], Predict]]]:
+    """Factories for the named baselines: word-level ones, and character-level ones for
+    Chinese documents under the same names. Each is built on first use, so a run over
+    English files builds no character model, and the reverse."""
+    from nextword.baselines import (
+        PresageBaseline,
+        PresageCharBaseline,
+        UnigramBaseline,
+        UnigramCharBaseline,
+    )
     from nextword.cli import CommandError
 
-    out: dict[str, Callable[[], Predict]] = {}
+    words: dict[str, Callable[[], Predict]] = {}
+    chars: dict[str, Callable[[], Predict]] = {}
+    cache = Path.home() / ".cache" / "nextword" / "presage"
+
+    def presage(kind: type[PresageBaseline]) -> Predict:
+        print(f"building the {kind.name} n-gram database (cached)...", file=sys.stderr)
+        return kind(train_files, cache_dir=cache).predict
+
     for name in names:
         if name == "unigram":
-            unigram = UnigramBaseline(train_files)
-            out["unigram"] = _constant(unigram.predict)
+            words["unigram"] = _lazy(lambda: UnigramBaseline(train_files).predict)
+            chars["unigram"] = _lazy(lambda: UnigramCharBaseline(train_files).predict)
         elif name == "presage":
             if not PresageBaseline.available():
                 notes.append("presage skipped: not installed (apt-get install presage)")
                 continue
-            cache = Path.home() / ".cache" / "nextword" / "presage"
-            print("building the Presage n-gram database (cached)...", file=sys.stderr)
-            presage = PresageBaseline(train_files, cache_dir=cache)
-            out["presage"] = _constant(presage.predict)
+            words["presage"] = _lazy(lambda: presage(PresageBaseline))
+            chars["presage"] = _lazy(lambda: presage(PresageCharBaseline))
         else:
             raise CommandError(f"unknown baseline {name!r}: choose unigram, presage")
-    return out
+    return words, chars
 
 
-def _constant(predict: Predict) -> Callable[[], Predict]:
-    """A factory that hands out the same stateless predictor for every document."""
-    return lambda: predict
+def _lazy(build: Callable[[], Predict]) -> Callable[[], Predict]:
+    """A factory that builds a stateless predictor on first use, then hands out the same one."""
+    built: list[Predict] = []
+
+    def make() -> Predict:
+        if not built:
+            built.append(build())
+        return built[0]
+
+    return make
 
 
 def _print_table(results: list[dict[str, Any]], ks: list[int], backend: str) -> None:
     cols = [f"ksr@{k}" for k in ks] + ["top1", "top3", "mrr@5", "diversity@3"]
-    print(f"{'file':<28} {'engine':<10} {'words':>7} " + " ".join(f"{c:>11}" for c in cols))
+    if any("nextchar_top1" in r for r in results):
+        cols += ["nextchar_top1", "nextchar_top3"]
+    width = {c: max(11, len(c)) for c in cols}
+    header = " ".join(f"{c:>{width[c]}}" for c in cols)
+    print(f"{'file':<28} {'engine':<10} {'words':>7} {header}")
     for r in results:
         rows = [("nextword", r)] + list(r["baselines"].items())
         for name, q in rows:
-            values = " ".join(f"{q[c]:>11.4f}" for c in cols)
+            values = " ".join(
+                f"{q[c]:>{width[c]}.4f}" if c in q else f"{'-':>{width[c]}}" for c in cols
+            )
             print(f"{Path(r['file']).name[:28]:<28} {name:<10} {r['words']:>7} {values}")
+        if r.get("unit") == "character-continuation":
+            print("  unit: character continuations (words = Han positions)")
+        elif r.get("unit") == "mixed":
+            print("  unit: mixed (words = words + Han positions of Chinese documents)")
         lat = r["latency_ms"]
         print(
             f"  latency ({backend}): boundary p50 {lat['boundary']['p50']:.2f} ms "

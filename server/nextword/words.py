@@ -66,8 +66,8 @@ def starts_sentence(context: str) -> bool:
 
 
 def is_han(char: str) -> bool:
-    """True for a Han ideograph (a Chinese character)."""
-    return _HAN_RE.match(char) is not None
+    """True for one Han ideograph (a Chinese character)."""
+    return len(char) == 1 and _HAN_RE.match(char) is not None
 
 
 def is_han_text(text: str) -> bool:
