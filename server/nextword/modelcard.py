@@ -74,27 +74,32 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
         per_source = ", ".join(f"{k} {v:.2f}" for k, v in val.items() if k != "mean")
         lines.append(f"- Validation loss (nats per token): mean {val['mean']:.3f} ({per_source})")
     if mixture and "positions" not in mixture:
-        lines.append(
-            "- Mixture: the model's distribution alone (no word trigram or document caches)"
-        )
+        weights = ", ".join(f"{k} {v}" for k, v in mixture["weights"].items())
+        lines.append(f"- Mixture weights: {weights}; {mixture.get('objective', '')}")
     elif mixture:
         lines.append(
             f"- Mixture weights, fitted on dev text ({mixture['positions']:,} words): "
             + ", ".join(f"{k} {v}" for k, v in mixture["weights"].items())
         )
-    lines += ["", "## Data and licences", "", "| source | genre | licence | origin | train words |"]
+    unit = "characters" if chinese else "words"
+    lines += [
+        "",
+        "## Data and licences",
+        "",
+        f"| source | genre | licence | origin | train {unit} |",
+    ]
     lines.append("| --- | --- | --- | --- | --- |")
     for s in manifest["sources"]:
         if s["id"] in used:
-            words = s["splits"]["train"]["words"]
+            size = s["splits"]["train"][unit]
             lines.append(
-                f"| {s['id']} | {s['genre']} | {s['licence']} | {s['origin']} | {words:,} |"
+                f"| {s['id']} | {s['genre']} | {s['licence']} | {s['origin']} | {size:,} |"
             )
-    lines += [
-        "",
-        "Dev and test splits are whole documents held out by hash (`nextword prepare-corpus`).",
-        "The Wikipedia excerpt `../parity.txt` (CC BY-SA) serves the quantization parity check.",
-    ]
+    lines += ["", f"Splits: {manifest.get('split', 'whole documents held out by hash')}."]
+    if not chinese:
+        lines.append(
+            "The Wikipedia excerpt `../parity.txt` (CC BY-SA) serves the quantization parity check."
+        )
     if evals:
         lines += [
             "",
@@ -117,10 +122,20 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
                     f"{q['top3']:.3f} | {q['mrr@5']:.3f} | {chars} |"
                 )
         lat = evals[0]["latency_ms"]
-        lines += [
-            "",
-            f"Decision latency ({evals[0]['backend']}, 2-core x86_64): word boundary p50 "
-            f"{lat['boundary']['p50']:.2f} ms, p99 {lat['boundary']['p99']:.2f} ms; inside a "
-            f"word p50 {lat['inword']['p50']:.3f} ms.",
-        ]
+        if chinese:
+            lines += [
+                "",
+                "Every Han position is a decision (no typed prefix in Chinese); KSR counts "
+                "characters, so only continuations of two or more characters save keystrokes.",
+                "",
+                f"Decision latency ({evals[0]['backend']}, 2-core x86_64): p50 "
+                f"{lat['p50']:.2f} ms, p95 {lat['p95']:.2f} ms, p99 {lat['p99']:.2f} ms.",
+            ]
+        else:
+            lines += [
+                "",
+                f"Decision latency ({evals[0]['backend']}, 2-core x86_64): word boundary p50 "
+                f"{lat['boundary']['p50']:.2f} ms, p99 {lat['boundary']['p99']:.2f} ms; inside "
+                f"a word p50 {lat['inword']['p50']:.3f} ms.",
+            ]
     (model_dir / "README.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
