@@ -194,6 +194,31 @@ def test_stats_command_shows_the_servers_figures(editor: Any) -> None:
     assert "this buffer:" in message and "latency p50" in message
 
 
+def test_learning_status_and_forget_commands(editor: Any) -> None:
+    from nextword.learning import PersonalStore
+
+    # A store on disk where the server looks (platformdirs: $XDG_DATA_HOME/nextword).
+    data = Path(editor.exec_lua("return vim.env.XDG_DATA_HOME")) / "nextword"
+    store = PersonalStore(data / "learning" / "user.json")
+    store.learn_text("my private zorblatt words")
+    store.save()
+
+    def note(text: str, what: str) -> str:
+        def found() -> str | None:
+            return next((n["msg"] for n in notes(editor) if text in n["msg"]), None)
+
+        return wait_for(found, what)
+
+    editor.command("NextwordLearningStatus")
+    status = note("learning off", ":NextwordLearningStatus output")
+    assert "on disk (user): 4 words, 3 word pairs" in status and str(store.path) in status
+    assert "zorblatt" not in status  # counts, never words
+    editor.command("NextwordForget")
+    forgot = note("forgot everything", ":NextwordForget output")
+    assert "nothing stored" in forgot
+    assert not store.path.exists()
+
+
 def test_toggle_and_restart(editor: Any) -> None:
     def attached() -> list[int]:
         return editor.exec_lua(

@@ -284,7 +284,7 @@ def disallowed(paths: list[str], log_file: Path, data_dir: Path, tmp_dir: Path) 
         return (
             p == log_file
             # The user's data directory (platformdirs' user_data_dir("nextword") on
-            # Linux). Nothing writes there yet; a future cache may.
+            # Linux): the learning store (learning.py), only with `learning` on.
             or p.is_relative_to(data_dir)
             # MLX's CPU backend compiles the fused kernels of mx.compile'd functions
             # with g++ and caches them under $TMPDIR/mlx/<version>/cpu/: generated code
@@ -334,11 +334,12 @@ def test_the_write_checker_flags_writes_elsewhere(tmp_path: Path) -> None:
     ]
 
 
-def test_server_writes_only_its_log_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("learning", [False, True], ids=["learning-off", "learning-on"])
+def test_server_writes_only_its_log_file(tmp_path: Path, learning: bool) -> None:
     strace = require("strace")
     home, cwd, tmp = tmp_path / "home", tmp_path / "cwd", tmp_path / "tmp"
-    for d in (home, cwd, tmp):
-        d.mkdir()
+    for d in (home / ".local" / "share", cwd, tmp):
+        d.mkdir(parents=True)  # a home as users have it: the store's folder goes in there
     env = {
         **os.environ,
         "HOME": str(home),
@@ -351,7 +352,8 @@ def test_server_writes_only_its_log_file(tmp_path: Path) -> None:
     cmd = [strace, "-f", "-qq", "-y", "-e", STRACE_WRITES, "-o", str(trace_file)]
     cmd += [*SERVE, "--log-file", str(log_file)]
     with served(cmd, tmp_path, env=env, cwd=cwd) as client:
-        client.start({"logLevel": "debug"}, "Dear Sam, the meeting is on the ")
+        options = {"logLevel": "debug", "learning": learning}
+        client.start(options, "Dear Sam, the meeting is on the ")
         assert client.type("third floor, next to the ")
         assert client.stop() == 0
     assert log_file.stat().st_size > 0
@@ -359,6 +361,11 @@ def test_server_writes_only_its_log_file(tmp_path: Path) -> None:
     assert str(log_file) in paths  # the trace does see the server's own writes
     data_dir = home / ".local" / "share" / "nextword"
     assert disallowed(paths, log_file, data_dir, tmp) == []
+    stored = [p for p in paths if Path(p).is_relative_to(data_dir)]
+    if learning:  # the store, through a temporary file beside it (written at shutdown)
+        assert str(data_dir / "learning" / "user.json") in stored
+    else:  # `learning` off (the default): not even the data directory is written
+        assert stored == []
     # Of the temporary directory only MLX's kernel cache (if any) is left.
     assert {p.name for p in tmp.iterdir()} <= {"mlx"}
 

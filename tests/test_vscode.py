@@ -125,6 +125,7 @@ def test_extension_in_vscode(extension_deps: dict[str, str]) -> None:
     assert chinese.get("fileText") == CHINESE + expected[0], failure
     assert result["checks"].get("chinese"), failure
     assert result["checks"].get("stats"), failure
+    assert result["checks"].get("learningStatus"), f"{result.get('learningMessage')}\n{failure}"
     assert result["checks"].get("missingServer"), failure
     assert proc.returncode == 0 and result["ok"], failure
     assert (ARTIFACTS / "suggest.png").exists()

@@ -21,6 +21,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("nextword.evaluate", "measure completion quality and latency (shared/EVAL.md)"),
     "bench": ("nextword.bench", "replay typing against a real server and report latency"),
     "quantize": ("nextword.quantize", "write a quantized copy of a model for Metal"),
+    "learn": ("nextword.learn_cli", "learn your words from text files or folders (local)"),
+    "forget": ("nextword.learn_cli", "delete what was learned (everything, or one workspace)"),
+    "learning": ("nextword.learn_cli", "`learning status`: what is stored, never the words"),
 }
 
 

@@ -7,8 +7,9 @@
 A decision at a word boundary runs the model once over the new tokens and mixes
 three word distributions: the model's (lexicon.py), a word trigram (ngram.py) and
 the document's own words (doclocal.py), with weights fitted on dev text
-(mixture.py). Keystrokes inside the word only filter that cached distribution by
-the prefix; the model runs again only when the cache has too few words for it.
+(mixture.py); with learning on, the user's own words too (learning.py). Keystrokes
+inside the word only filter that cached distribution by the prefix; the model runs
+again only when the cache has too few words for it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 
 from nextword import hancache
 from nextword.doclocal import DocumentWords
+from nextword.learning import PersonalStore, last_word
 from nextword.lexicon import Lexicon, load_lexicon
 from nextword.loader import DEFAULT_MODEL, LoadedModel, ModelError, load
 from nextword.ngram import NGram, history_ids
@@ -32,6 +34,10 @@ from nextword.words import WORD_RE, is_candidate, is_han_text, is_word, starts_s
 
 # Used when a model directory has no fitted mixture.json (see mixture.py).
 DEFAULT_WEIGHTS = {"neural": 0.4, "ngram": 0.3, "doc": 0.15, "docbigram": 0.15}
+# The personal store's components (learning.py), mixed only when a decider has a store.
+# A mixture.json fitted before learning existed lacks them: these, fitted for the
+# bundled model by learning_fit.py, stand in.
+PERSONAL_WEIGHTS = {"user": 0.15, "userbigram": 0.45}
 # Longest word the token search spells out, in tokens.
 MAX_SPELL_TOKENS = 4
 # Spelled words join the boundary's distribution with this much of their path
@@ -90,10 +96,11 @@ def read_weights(path: Path) -> dict[str, float]:
         ModelError: the file exists but does not hold non-negative weights.
     """
     if not path.exists():
-        return dict(DEFAULT_WEIGHTS)
+        return {**DEFAULT_WEIGHTS, **PERSONAL_WEIGHTS}
     try:
         weights = json.loads(path.read_text(encoding="utf-8"))["weights"]
         out = {name: float(weights[name]) for name in DEFAULT_WEIGHTS}
+        out.update({name: float(weights.get(name, w)) for name, w in PERSONAL_WEIGHTS.items()})
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise ModelError(f"{path} is malformed ({err!r}); delete it to use defaults") from None
     if any(w < 0 for w in out.values()) or out["neural"] + out["ngram"] <= 0:
@@ -156,9 +163,15 @@ class Engine:
         temperature: float = 0.0,
         top_k: int = 50,
         seed: int | None = None,
+        store: PersonalStore | None = None,
     ) -> Decider:
         return Decider(
-            self, window_tokens=window_tokens, temperature=temperature, top_k=top_k, seed=seed
+            self,
+            window_tokens=window_tokens,
+            temperature=temperature,
+            top_k=top_k,
+            seed=seed,
+            store=store,
         )
 
     def warmup(self) -> None:
@@ -224,6 +237,7 @@ class Decider:
         temperature: float = 0.0,
         top_k: int = 50,
         seed: int | None = None,
+        store: PersonalStore | None = None,
     ):
         if window_tokens < 8:
             raise ValueError("window_tokens must be at least 8")
@@ -237,6 +251,8 @@ class Decider:
         self._anchor = 0  # character offset where the token window starts
         self._boundary: _Boundary | None = None
         self._rng = np.random.default_rng(seed)
+        # The user's own words (learning.py), shared by every document; None: learning off.
+        self.store = store
 
     def reset(self) -> None:
         self._scorer.reset()
@@ -363,6 +379,8 @@ class Decider:
         if engine.ngram is not None and "ngram" in weighted:
             u, v = history_ids(context, lex.index, len(lex))
             parts.append(Component("ngram", engine.ngram.distribution(u, v), {}))
+        if self.store is not None and not engine.chinese:
+            parts += self._personal(context, weighted)
         if not weighted & {"doc", "docbigram"}:
             return parts, tokens, logprobs, lead
         if engine.chinese:
@@ -405,6 +423,38 @@ class Decider:
             confidence = repeat_rate(int(total), singletons)
             parts.append(Component("docbigram", dense, unknown, confidence))
         return parts, tokens, logprobs, lead
+
+    def _personal(self, context: str, weighted: set[str]) -> list[Component]:
+        """The personal store's components: the user's words, and what follows the last
+        word in what they wrote; scaled, as the document's, by their repeat rate."""
+        store, lex = self.store, self.engine.lexicon
+        assert store is not None
+        parts = []
+        sentence_start = starts_sentence(context)
+        if "user" in weighted:
+            known, unknown, total, singletons = store.unigram(lex.index)
+            if sentence_start:  # as for the document's words: only capitals open a sentence
+                known *= lex.capitalised
+                unknown = {w: c for w, c in unknown.items() if w[0].isupper()}
+            if total and (unknown or known.any()):
+                extra = {w: c / total for w, c in unknown.items()}
+                confidence = repeat_rate(total, singletons)
+                parts.append(Component("user", known / total, extra, confidence))
+        previous = last_word(context) if "userbigram" in weighted else None
+        following = store.following(previous) if previous is not None else {}
+        if following:
+            total = sum(following.values())
+            dense = np.zeros(len(lex), dtype=np.float32)
+            extra = {}
+            for word, c in following.items():
+                i = lex.index.get(word)
+                if i is not None:
+                    dense[i] = c / total
+                else:
+                    extra[word] = c / total
+            singletons = sum(1 for c in following.values() if c == 1)
+            parts.append(Component("userbigram", dense, extra, repeat_rate(total, singletons)))
+        return parts
 
     def _decide_boundary(self, context: str) -> _Boundary:
         parts, tokens, logprobs, lead = self.components(context)

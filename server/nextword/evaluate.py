@@ -37,6 +37,8 @@ Predict = Callable[[str, str, int], list[str]]
 # than MAX_K continuations when several start with the same character.
 NEXT_CHAR_K = 20
 CJK_K = max(MAX_K, NEXT_CHAR_K)
+
+
 def is_han_document(doc: str) -> bool:
     """True when more than half of the document's non-space characters are Han."""
     visible = len(doc) - sum(c.isspace() for c in doc)

@@ -31,11 +31,13 @@ TOP = 12  # each component's best words kept per position
 FLOOR = 1e-9  # a word no component offers: counted as a miss, not as minus infinity
 
 
-def _position(parts: list[Any], word: str, lexicon: Any, prefix: str = "") -> np.ndarray:
+def _position(
+    parts: list[Any], word: str, lexicon: Any, prefix: str = "", names: tuple[str, ...] = NAMES
+) -> np.ndarray:
     """(R + 1, C): the components' confidences, then the candidates' probabilities.
 
     Candidates are the words starting with `prefix`: each component's best `TOP`, and
-    the word typed in row 1. NaN marks an absent component.
+    the word typed in row 1. NaN marks an absent component. Columns follow `names`.
     """
     lo, hi = lexicon.prefix_range(prefix)
     candidates = {word}
@@ -46,9 +48,9 @@ def _position(parts: list[Any], word: str, lexicon: Any, prefix: str = "") -> np
         extra = [w for w in part.extra if w.startswith(prefix)]
         candidates.update(sorted(extra, key=part.extra.get, reverse=True)[:TOP])
     ordered = [word, *sorted(candidates - {word})]
-    rows = np.full((len(ordered) + 1, len(NAMES)), np.nan)
+    rows = np.full((len(ordered) + 1, len(names)), np.nan)
     for part in parts:
-        column = NAMES.index(part.name)
+        column = names.index(part.name)
         rows[0, column] = part.confidence
         rows[1:, column] = [part.prob(w, lexicon.index) for w in ordered]
     return rows
@@ -95,7 +97,7 @@ def last_documents(path: Path, max_words: int) -> list[str]:
 
 def _pad(positions: list[np.ndarray]) -> np.ndarray:
     width = max(len(p) for p in positions)
-    out = np.zeros((len(positions), width, len(NAMES)))
+    out = np.zeros((len(positions), width, positions[0].shape[1]))
     for i, rows in enumerate(positions):
         out[i, : len(rows)] = rows
         out[i, len(rows) :] = np.where(np.isnan(rows[1]), np.nan, 0.0)
@@ -140,8 +142,11 @@ def fit_and_save(model_dir: Path, files: list[Path], max_words: int) -> dict[str
     engine = Engine.load(model_dir, warmup=False)
     starts, letters = collect(engine, files, max_words)
     weights, top3, ll = fit(starts, letters)
-    record = {
-        "weights": weights,
+    # The personal store's weights (learning_fit.py) are fitted separately: keep them.
+    old = _read(model_dir / "mixture.json")
+    personal = {k: v for k, v in old.get("weights", {}).items() if k in ("user", "userbigram")}
+    record: dict[str, Any] = {
+        "weights": {**weights, **personal},
         "objective": "top-3 rate at word starts and after one letter, then log-likelihood",
         "top3": round(top3, 4),
         "mean_log_likelihood": round(ll, 4),
@@ -149,11 +154,21 @@ def fit_and_save(model_dir: Path, files: list[Path], max_words: int) -> dict[str
         "fitted_on": [str(f) for f in files],
         "max_words_per_file": max_words,
     }
+    if "user_fit" in old:
+        record["user_fit"] = old["user_fit"]
     (model_dir / "mixture.json").write_text(json.dumps(record, indent=2) + "\n")
     print(
         f"mixture weights {weights}: top-3 {top3:.3f}, log-likelihood {ll:.3f}, {len(starts)} words"
     )
     return weights
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) else {}
 
 
 def save_weights(model_dir: Path, weights: dict[str, float]) -> None:

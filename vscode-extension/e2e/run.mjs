@@ -4,9 +4,9 @@
 // It installs the .vsix, opens a text file, types a sentence, reads nextword's candidates
 // from the suggest widget, accepts one, saves, checks the file on disk, then checks the
 // inline ghost text, Chinese (Han continuations after "😀 今天天气很", the same as
-// `nextword predict`'s, inserted at the cursor), the status bar's stats, and the notice for a
-// missing server. Prints one JSON object (the result) on its last line and exits 0 when
-// every check passed.
+// `nextword predict`'s, inserted at the cursor), the status bar's stats, the learning status
+// command, and the notice for a missing server. Prints one JSON object (the result) on its
+// last line and exits 0 when every check passed.
 //
 //   node e2e/run.mjs --cache DIR --vsix FILE --artifacts DIR [--screenshot FILE]
 //
@@ -254,6 +254,25 @@ try {
   result.checks.stats = /[1-9]\d* completions/.test(result.statsMessage ?? "");
   mark("stats");
   await page.screenshot({ path: path.join(args.artifacts, "stats.png") });
+
+  // "nextword: Learning Status" from the command palette: the server's learning status
+  // (learning is off by default, so it says so), never any word.
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("F1");
+  await page.locator(".quick-input-widget input").waitFor();
+  await page.keyboard.type("nextword: Learning Status");
+  await page
+    .locator(".quick-input-list .monaco-list-row", { hasText: "Learning Status" })
+    .first()
+    .waitFor();
+  await page.keyboard.press("Enter");
+  const learningToast = page.locator(".notification-toast", { hasText: "learning off" }).first();
+  await learningToast.waitFor();
+  result.learningMessage = (
+    await learningToast.locator(".notification-list-item-message").textContent()
+  )?.trim();
+  result.checks.learningStatus = /learning off.*on disk: 0 store/.test(result.learningMessage ?? "");
+  mark("learning status");
 
   // A server command that does not exist (in the workspace's settings, which VS Code
   // watches): the server restarts and the user is told why.

@@ -11,6 +11,11 @@ import { StatusBar } from "./status";
 
 let lifecycle: Lifecycle | undefined;
 
+// The server's commands (workspace/executeCommand). The extension's own commands have
+// other ids: vscode-languageclient registers the server's ids as VS Code commands itself.
+const LEARNING_STATUS_COMMAND = "nextword.learningStatus";
+const FORGET_COMMAND = "nextword.forget";
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel("nextword", { log: true });
   const status = new StatusBar("nextword.showStats");
@@ -21,6 +26,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     vscode.commands.registerCommand("nextword.showStats", () => showStats(server, output)),
     vscode.commands.registerCommand("nextword.restart", () => server.restart()),
+    vscode.commands.registerCommand("nextword.showLearningStatus", () =>
+      showLearningStatus(server, output),
+    ),
+    vscode.commands.registerCommand("nextword.forgetLearned", () => forgetLearned(server, output)),
     vscode.commands.registerCommand("nextword.toggle", () =>
       vscode.workspace
         .getConfiguration(SECTION)
@@ -63,8 +72,7 @@ export async function deactivate(): Promise<void> {
 async function showStats(server: Lifecycle, output: vscode.LogOutputChannel): Promise<void> {
   const report = await server.stats();
   if (report === undefined) {
-    output.show(true);
-    void vscode.window.showWarningMessage("nextword is not running; its log is in the output.");
+    notRunning(output);
     return;
   }
   output.info(`nextword/stats: ${JSON.stringify(report, null, 2)}`);
@@ -72,6 +80,88 @@ async function showStats(server: Lifecycle, output: vscode.LogOutputChannel): Pr
   if (choice === "Details") {
     output.show(true);
   }
+}
+
+interface StoreStatus {
+  path?: string;
+  words?: number;
+  bigrams?: number;
+  bytes?: number;
+  workspace?: string;
+}
+
+interface LearningStatus {
+  learning?: boolean;
+  scope?: string;
+  active?: StoreStatus;
+  stored?: StoreStatus[];
+}
+
+/** What learning has stored, from the server: counts, sizes, places (never the words). */
+async function showLearningStatus(
+  server: Lifecycle,
+  output: vscode.LogOutputChannel,
+): Promise<void> {
+  const status = await server.executeCommand(LEARNING_STATUS_COMMAND);
+  if (status === undefined) {
+    notRunning(output);
+    return;
+  }
+  output.info(`${LEARNING_STATUS_COMMAND}: ${JSON.stringify(status, null, 2)}`);
+  const choice = await vscode.window.showInformationMessage(
+    summarizeLearning(status as LearningStatus),
+    "Details",
+  );
+  if (choice === "Details") {
+    output.show(true);
+  }
+}
+
+/** Deletes what was learned, after the user confirms: everything, or this workspace's. */
+async function forgetLearned(server: Lifecycle, output: vscode.LogOutputChannel): Promise<void> {
+  const everything = "Forget Everything";
+  const workspace = "This Workspace Only";
+  const options = vscode.workspace.workspaceFolders ? [everything, workspace] : [everything];
+  const choice = await vscode.window.showWarningMessage(
+    "Delete every word nextword learned from your typing? This cannot be undone.",
+    { modal: true },
+    ...options,
+  );
+  if (choice === undefined) {
+    return;
+  }
+  const args = choice === workspace ? ["workspace"] : undefined;
+  const status = await server.executeCommand(FORGET_COMMAND, args);
+  if (status === undefined) {
+    notRunning(output);
+    return;
+  }
+  output.info(`${FORGET_COMMAND}: ${JSON.stringify(status, null, 2)}`);
+  void vscode.window.showInformationMessage(
+    `nextword: forgot ${choice === workspace ? "this workspace's words" : "everything learned"}. ` +
+      summarizeLearning(status as LearningStatus),
+  );
+}
+
+function notRunning(output: vscode.LogOutputChannel): void {
+  output.show(true);
+  void vscode.window.showWarningMessage("nextword is not running; its log is in the output.");
+}
+
+function summarizeLearning(status: LearningStatus): string {
+  const head = status.learning
+    ? `learning on (${status.scope ?? "user"} store)`
+    : "learning off (setting nextword.learning)";
+  const stores = status.stored ?? [];
+  const words = stores.reduce((sum, s) => sum + (s.words ?? 0), 0);
+  const bytes = stores.reduce((sum, s) => sum + (s.bytes ?? 0), 0);
+  const active = status.active;
+  const inUse =
+    active === undefined ? "" : `; in use: ${active.words ?? 0} words, ${active.path ?? "?"}`;
+  return (
+    `nextword: ${head}; on disk: ${stores.length} store(s), ${words} words, ` +
+    `${bytes} bytes${inUse}`
+  );
 }
 
 interface StatsReport {

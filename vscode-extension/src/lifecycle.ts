@@ -15,6 +15,7 @@ import { getClientSettings, getServerSettings } from "./settings";
 import type { StatusBar } from "./status";
 
 const STATS_REQUEST = "nextword/stats";
+const EXECUTE_COMMAND_REQUEST = "workspace/executeCommand";
 const STOP_TIMEOUT_MS = 2000;
 const INSTALL_HINT =
   "Install nextword into a Python environment (`python3 -m pip install .` in a nextword " +
@@ -63,6 +64,15 @@ export class Lifecycle {
     }
     // pygls rejects a request without params, though JSON-RPC allows it.
     return client.sendRequest<unknown>(STATS_REQUEST, {});
+  }
+
+  /** The result of one of the server's commands, or undefined when it is not running. */
+  async executeCommand(command: string, args?: unknown[]): Promise<unknown> {
+    const client = this.client;
+    if (client?.state !== State.Running) {
+      return undefined;
+    }
+    return client.sendRequest<unknown>(EXECUTE_COMMAND_REQUEST, { command, arguments: args });
   }
 
   private serialize(operation: () => Promise<void>): Promise<void> {

@@ -20,6 +20,8 @@ export const SERVER_SETTINGS = [
   "inline",
   "languages",
   "logLevel",
+  "learning",
+  "learningScope",
 ] as const;
 
 export type ServerSettings = Record<(typeof SERVER_SETTINGS)[number], unknown>;

@@ -14,6 +14,8 @@ local M = {}
 ---@field throttleMs? integer At most one model decision per document per interval
 ---@field languages? string[] LSP languageIds served; nil = the ids of `filetypes`
 ---@field logLevel? "error"|"warning"|"info"|"debug"|"trace"
+---@field learning? boolean Learn your words locally (off by default; `:NextwordForget` deletes them)
+---@field learningScope? "user"|"workspace" Where learned words are kept
 
 ---@class nextword.Config
 ---@field cmd? string[] The language server command, executable first
@@ -73,6 +75,8 @@ M.defaults = {
     throttleMs = 50, -- at most one model decision per document per interval (ms)
     languages = nil, -- languageIds served; nil = the language ids of `filetypes`
     logLevel = "info", -- error | warning | info | debug | trace (trace logs your text)
+    learning = false, -- learn your words locally (off by default)
+    learningScope = "user", -- where learned words are kept: user | workspace
   },
 }
 

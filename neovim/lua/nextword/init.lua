@@ -11,6 +11,8 @@ local M = {}
 
 local NAME = "nextword"
 local STATS_REQUEST = "nextword/stats"
+local LEARNING_STATUS_COMMAND = "nextword.learningStatus"
+local FORGET_COMMAND = "nextword.forget"
 
 ---@class nextword.State
 ---@field enabled boolean Whether buffers attach (`:NextwordToggle`)
@@ -260,15 +262,98 @@ function M.stats()
   end)
 end
 
+--- Run one of the server's commands (`workspace/executeCommand`); `done` gets its result.
+---@param command string
+---@param arguments? any[]
+---@param done fun(result: table)
+local function execute(command, arguments, done)
+  local client = M.client()
+  if not client then
+    return notify(state.failure or "the language server is not running", vim.log.levels.WARN)
+  end
+  local params = { command = command, arguments = arguments }
+  client:request("workspace/executeCommand", params, function(err, result)
+    if err then
+      return notify(command .. " failed: " .. err.message, vim.log.levels.WARN)
+    end
+    done(result or {})
+  end)
+end
+
+--- What the server's learning status says, as lines: counts, sizes and places, never words.
+---@param status table
+---@return string[]
+function M.format_learning(status)
+  local lines = {
+    status.learning and ("learning on (%s store)"):format(status.scope)
+      or "learning off (the `learning` setting)",
+  }
+  ---@param label string
+  ---@param s table
+  local function line(label, s)
+    return ("%s: %d words, %d word pairs, %d bytes, %s"):format(
+      label,
+      s.words or 0,
+      s.bigrams or 0,
+      s.bytes or 0,
+      s.path or "?"
+    )
+  end
+  if status.active then
+    table.insert(lines, line("in use", status.active))
+  end
+  for _, stored in ipairs(status.stored or {}) do
+    table.insert(lines, line("on disk (" .. (stored.workspace or "user") .. ")", stored))
+  end
+  if not status.active and #(status.stored or {}) == 0 then
+    table.insert(lines, "nothing stored")
+  end
+  return lines
+end
+
+--- `:NextwordLearningStatus`: what learning has stored.
+function M.learning_status()
+  execute(LEARNING_STATUS_COMMAND, nil, function(result)
+    notify(table.concat(M.format_learning(result), "\n"))
+  end)
+end
+
+--- `:NextwordForget [workspace]`: delete everything learned, or this workspace's store.
+---@param what? string
+function M.forget(what)
+  local arguments = (what and what ~= "") and { what } or nil
+  execute(FORGET_COMMAND, arguments, function(result)
+    local lines = M.format_learning(result)
+    local done = what == "workspace" and "forgot this workspace's words"
+      or "forgot everything learned"
+    table.insert(lines, 1, done)
+    notify(table.concat(lines, "\n"))
+  end)
+end
+
 local function create_commands()
   local commands = {
     NextwordStats = { M.stats, "Show nextword's completion counters and latency" },
     NextwordRestart = { M.restart, "Restart the nextword language server" },
     NextwordToggle = { M.toggle, "Turn nextword completions on or off" },
+    NextwordLearningStatus = {
+      M.learning_status,
+      "Show what nextword learned (counts, sizes, places; never the words)",
+    },
   }
   for name, command in pairs(commands) do
     vim.api.nvim_create_user_command(name, command[1], { desc = command[2], force = true })
   end
+  vim.api.nvim_create_user_command("NextwordForget", function(args)
+    M.forget(args.args)
+  end, {
+    desc = "Delete what nextword learned (everything, or `workspace`)",
+    nargs = "?",
+    complete = function()
+      return { "workspace" }
+    end,
+    force = true,
+  })
 end
 
 --- Configure nextword and attach it to matching buffers, now and as they open.

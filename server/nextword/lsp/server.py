@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 
 STATS_REQUEST = "nextword/stats"
 STATS_COMMAND = "nextword.stats"
+LEARNING_STATUS_COMMAND = "nextword.learningStatus"
+FORGET_COMMAND = "nextword.forget"
 CHECKSUM_REQUEST = "nextword/documentChecksum"
 SECTION = "nextword"  # the workspace/configuration section
 PROGRESS_TOKEN = "nextword/load"
@@ -228,6 +230,12 @@ class NextwordServer(LanguageServer):
         workspace = self.workspace
         return workspace.opened(uri) if isinstance(workspace, LspWorkspace) else None
 
+    def shutdown(self) -> None:
+        # However the server ends (shutdown request, exit, the client gone), what was
+        # learned with consent is saved.
+        self.sessions.learner.flush()
+        super().shutdown()
+
     def report_server_error(self, error: Exception, source: Any) -> None:
         # pygls shows internal errors in a popup. An unreadable message from the client
         # is not the user's business (and request errors are answered), and a failing
@@ -261,10 +269,18 @@ def initialize(ls: NextwordServer, params: types.InitializeParams) -> None:
     # pygls has just made the workspace; swap in one that splits lines as editors do.
     ls.protocol._workspace = LspWorkspace.like(ls.workspace, ls._text_document_sync_kind)
     attach_client_log(ls)
+    ls.sessions.learner.workspace = workspace_root(params)
     ls.apply_settings(params.initialization_options)
     ls.load_model()
     if params.work_done_token is not None:
         ls.begin_progress(params.work_done_token)
+
+
+def workspace_root(params: types.InitializeParams) -> str | None:
+    """The client's workspace root URI (its first folder), keying a workspace's store."""
+    if params.workspace_folders:
+        return params.workspace_folders[0].uri
+    return params.root_uri
 
 
 @server.feature(types.INITIALIZED)
@@ -386,6 +402,21 @@ def stats_command(ls: NextwordServer, *args: Any) -> dict[str, Any]:
     return ls.stats.report()
 
 
+@server.command(LEARNING_STATUS_COMMAND)
+def learning_status(ls: NextwordServer, *args: Any) -> dict[str, Any]:
+    """What learning has stored: counts, sizes, places; never the words."""
+    return ls.sessions.learner.status()
+
+
+@server.command(FORGET_COMMAND)
+def forget(ls: NextwordServer, *args: Any) -> dict[str, Any]:
+    """Delete what was learned: everything, or ("workspace") this workspace's store."""
+    try:
+        return ls.sessions.learner.forget(args[0] if args else None)
+    except ValueError as err:
+        raise JsonRpcInvalidParams(str(err)) from None
+
+
 @server.feature(CHECKSUM_REQUEST)
 def document_checksum(ls: NextwordServer, params: Any) -> dict[str, Any]:
     """sha256 of the server's copy of a document, to check it against the client's."""
@@ -408,3 +439,4 @@ def document_checksum(ls: NextwordServer, params: Any) -> dict[str, Any]:
 @server.feature(types.SHUTDOWN)
 def shutdown(ls: NextwordServer, params: Any) -> None:
     ls.worker.shutdown()
+    ls.sessions.learner.flush()

@@ -8,6 +8,8 @@ request overtaken by newer typing is answered empty rather than stale.
 A change of context at the cursor (a word boundary: space, punctuation, newline,
 deletion, paste, undo) starts a decision at once on the worker, through the per-
 document throttle; keystrokes inside a word only filter the decision already made.
+With learning on, each word the user finishes typing goes to the personal store
+(learner.py), which every document's decider reads.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from nextword.lsp.learner import Learner
 from nextword.lsp.settings import Settings
 from nextword.lsp.stats import ServerStats
 from nextword.lsp.throttle import Throttle
 from nextword.lsp.worker import InferenceWorker
-from nextword.words import split_prefix
+from nextword.words import WORD_RE, split_prefix
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
@@ -119,6 +122,12 @@ def text_before(doc: TextDocument, position: types.Position) -> str:
     return doc.source[start:offset]
 
 
+# Longer inserts are pastes (or a formatter's edits): not words the user wrote here.
+MAX_TYPED = 100
+# The word before an insert that a separator finishes is searched this far back.
+_WORD_SPAN = 64
+
+
 @dataclass
 class Session:
     """One open document's typing state."""
@@ -136,6 +145,9 @@ class Session:
     # The latest request per kind ("completion", "inline"): a request still waiting
     # for a decision when a newer one of its kind arrives is answered empty.
     tickets: dict[str, int] = field(default_factory=dict)
+    # The last word learned (its offset in the context and the word): typing a space
+    # again after deleting one does not count the word twice.
+    learned: tuple[int, str] | None = None
 
     def ticket(self, kind: str) -> int:
         self.tickets[kind] = self.tickets.get(kind, 0) + 1
@@ -164,6 +176,7 @@ class Sessions:
             on_skip=lambda uri: stats.count(uri, "decisions_skipped"),
         )
         self._docs: dict[str, Session] = {}
+        self.learner = Learner()
 
     # -- engine and settings --------------------------------------------------------
 
@@ -182,7 +195,12 @@ class Sessions:
     def configure(self, settings: Settings) -> None:
         old, self.settings = self.settings, settings
         self.throttle.interval_s = settings.throttleMs / 1000.0
-        if (old.windowTokens, old.temperature) != (settings.windowTokens, settings.temperature):
+        # Deciders hold the store they read: a new one (or none) means new deciders.
+        new_store = self.learner.configure(settings.learning, settings.learningScope)
+        if new_store or (old.windowTokens, old.temperature) != (
+            settings.windowTokens,
+            settings.temperature,
+        ):
             self.reset()
 
     def serves(self, s: Session) -> bool:
@@ -220,12 +238,44 @@ class Sessions:
         s.cursor, typed, before = track_cursor(s.cursor, changes, units)
         if before:
             s.generation += 1
-        if not typed or s.cursor is None or not self.serves(s):
+        if not typed or s.cursor is None or s.language_id not in self.settings.languages:
             return
-        context, _ = split_prefix(text_before(doc, s.cursor))
+        text = text_before(doc, s.cursor)
+        if self.learner.store is not None and changes:
+            self._learn(s, text, changes[-1])
+        if self.engine is None:
+            return
+        context, _ = split_prefix(text)
         if context != s.decided:
             # A word boundary: decide now, so the candidates are ready for the next key.
             self._decision(s, context)
+
+    def _learn(self, s: Session, text: str, change: types.TextDocumentContentChangeEvent) -> None:
+        """Learn the words this change finished: those it ends with a separator.
+
+        A change is a keystroke, a few keys an editor sent together, or an accepted
+        candidate; a word counts once a separator follows it, whatever the chunking.
+        """
+        if not isinstance(change, types.TextDocumentContentChangePartial):
+            return
+        inserted = change.text
+        if not inserted or len(inserted) > MAX_TYPED or not text.endswith(inserted):
+            return
+        start = len(text) - len(inserted)  # where the insert begins in `text`
+        base = max(0, start - _WORD_SPAN)
+        for match in WORD_RE.finditer(text, base):
+            end = match.end()
+            if end < start:
+                continue  # finished before this change
+            if end >= len(text):
+                break  # still being typed
+            key = (match.start(), match.group())
+            if key == s.learned:
+                continue
+            s.learned = key
+            context = text[: match.start()]
+            offered = context == s.shown_context and match.group() in s.shown
+            self.learner.learn(context, match.group(), accepted=offered)
 
     # -- answering requests -------------------------------------------------------------
 
@@ -371,7 +421,9 @@ class Sessions:
         if s.decider is None:
             assert self.engine is not None
             s.decider = self.engine.decider(
-                window_tokens=self.settings.windowTokens, temperature=self.settings.temperature
+                window_tokens=self.settings.windowTokens,
+                temperature=self.settings.temperature,
+                store=self.learner.store,
             )
         decider = s.decider
         decider.decide(context, "", k, spell=False)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 LOG_LEVELS = ("error", "warning", "info", "debug", "trace")
+LEARNING_SCOPES = ("user", "workspace")
 
 # Prose languages: there a popup at a plain space is welcome. In code, a popup on
 # every space would let Enter accept a word when the user meant a newline, so there
@@ -78,6 +79,8 @@ class Settings:
     inline: bool = True  # serve textDocument/inlineCompletion (ghost text)
     languages: tuple[str, ...] = field(default=DEFAULT_LANGUAGES)  # languageIds served
     logLevel: str = "info"  # error | warning | info | debug | trace (trace logs text)
+    learning: bool = False  # learn your words locally (off by default)
+    learningScope: str = "user"  # where learned words are kept: user | workspace
 
 
 # name -> (accepted types, check on the value, how the message describes a valid value)
@@ -95,6 +98,8 @@ _RULES: dict[str, tuple[tuple[type, ...], Any, str]] = {
         "a list of language ids",
     ),
     "logLevel": ((str,), lambda v: v in LOG_LEVELS, "one of " + ", ".join(LOG_LEVELS)),
+    "learning": ((bool,), lambda v: True, "true or false"),
+    "learningScope": ((str,), lambda v: v in LEARNING_SCOPES, '"user" or "workspace"'),
 }
 
 

@@ -1,0 +1,118 @@
+"""Learning in the server: which store is open, which typed words it learns, when it saves.
+
+Only while the `learning` setting is on. Then the words the user finishes typing (a
+separator typed right after a word) are counted in the personal store
+(nextword/learning.py), a candidate the user had been offered there counting double;
+the store is saved on a timer thread, SAVE_AFTER_S after the first unsaved word, and
+on shutdown. With `learning` off no store is opened, nothing is learned and nothing
+is written. No model code here: the store is plain counts.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from nextword import learning
+from nextword.learning import PersonalStore
+
+log = logging.getLogger(__name__)
+
+SAVE_AFTER_S = 30.0
+
+
+class Learner:
+    """The open personal store (None while learning is off) and its saving."""
+
+    def __init__(self) -> None:
+        self.store: PersonalStore | None = None
+        self.enabled = False
+        self.scope = "user"
+        self.workspace: str | None = None  # the client's workspace root URI, if any
+        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+
+    def configure(self, enabled: bool, scope: str) -> bool:
+        """Open, switch or close the store; True when it changed (deciders hold it)."""
+        self.enabled, self.scope = enabled, scope
+        path, workspace = None, None
+        if enabled:
+            if scope == "workspace" and self.workspace is not None:
+                workspace = learning.workspace_uri(self.workspace)
+                path = learning.workspace_path(workspace)
+            else:
+                if scope == "workspace":
+                    log.info("no workspace folder open: learning into the user's store")
+                path = learning.user_path()
+        old = self.store
+        if (None if old is None else old.path) == path:
+            return False  # the same store, or still none
+        if old is not None:
+            self.flush()  # what was learned with consent is kept
+        self.store = None if path is None else PersonalStore.load(path, workspace=workspace)
+        if self.store is not None:
+            log.info("learning on: %d words known", len(self.store.words))
+        return True
+
+    def learn(self, context: str, word: str, *, accepted: bool) -> None:
+        """Count a word the user finished typing after `context`; save later."""
+        store = self.store
+        if store is not None and store.learn_word(context, word, accepted=accepted):
+            self._schedule()
+
+    def _schedule(self) -> None:
+        with self._lock:
+            if self._timer is None:
+                self._timer = threading.Timer(SAVE_AFTER_S, self._save)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def _save(self) -> None:
+        with self._lock:
+            self._timer = None
+        store = self.store
+        if store is None:
+            return
+        try:
+            store.save()
+        except OSError as err:
+            # A full or read-only disk costs the last words learned, never the server.
+            log.warning("cannot save the learning store %s: %s", store.path, err)
+
+    def flush(self) -> None:
+        """Save now (shutdown, a change of store)."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        self._save()
+
+    def status(self) -> dict[str, Any]:
+        """What is learned (counts, size, where), never the words."""
+        out: dict[str, Any] = {"learning": self.enabled, "scope": self.scope}
+        if self.store is not None:
+            out["active"] = self.store.status()
+        out["stored"] = learning.stored()
+        return out
+
+    def forget(self, what: str | None = None) -> dict[str, Any]:
+        """Forget everything (None) or the workspace's store ("workspace"); the status after.
+
+        Raises:
+            ValueError: `what` is not None or "workspace", or no workspace is open.
+        """
+        if what not in (None, "workspace"):
+            raise ValueError(f'nextword.forget takes no argument or "workspace", not {what!r}')
+        if what == "workspace":
+            if self.workspace is None:
+                raise ValueError("no workspace folder is open")
+            path = learning.workspace_path(self.workspace)
+            if self.store is not None and self.store.path == path:
+                self.store.forget()
+            learning.forget(self.workspace)
+        else:
+            if self.store is not None:
+                self.store.forget()
+            learning.forget(None)
+        return self.status()
