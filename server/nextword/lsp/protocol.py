@@ -142,9 +142,11 @@ class NextwordProtocol(LanguageServerProtocol):
         # (for $/cancelRequest) under an id, and only a request's answer takes it out:
         # the future of every notification handled by a generator (didOpen, didChange,
         # didClose: pygls' own handlers are generators) stays there for good, about
-        # 0.4 KB a keystroke. It goes as soon as the handler is done.
+        # 0.4 KB a keystroke. It goes as soon as the handler is done. (A cancelled one
+        # stays: pygls cancels them while iterating the table, at shutdown, and pops
+        # them itself for $/cancelRequest.)
         def done(future: Any) -> None:
-            if self._request_futures.get(msg_id) is future:
+            if not future.cancelled() and self._request_futures.get(msg_id) is future:
                 del self._request_futures[msg_id]
             callback(future)
 

@@ -436,7 +436,24 @@ def document_checksum(ls: NextwordServer, params: Any) -> dict[str, Any]:
     }
 
 
+# How long `shutdown` waits for the job on the inference worker (a model load under
+# load can take seconds): the client waits for the answer anyway.
+SHUTDOWN_WAIT_S = 15.0
+
+
 @server.feature(types.SHUTDOWN)
 def shutdown(ls: NextwordServer, params: Any) -> None:
-    ls.worker.shutdown()
+    ls.worker.shutdown(SHUTDOWN_WAIT_S)
     ls.sessions.learner.flush()
+
+
+@server.feature(types.EXIT)
+def exit_now(ls: NextwordServer, params: Any) -> None:
+    if ls.worker.running():
+        # The worker is still inside MLX (`exit` without `shutdown`, or a job that
+        # outlived the wait): interpreter teardown would destroy MLX's threads under
+        # it and abort the process. Leave at once, with the code LSP asks for.
+        ls.sessions.learner.flush()
+        logging.shutdown()
+        sys.stdout.flush()
+        os._exit(0 if ls.protocol._shutdown else 1)
