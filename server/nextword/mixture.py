@@ -171,7 +171,54 @@ def _read(path: Path) -> dict[str, Any]:
     return record if isinstance(record, dict) else {}
 
 
-def save_weights(model_dir: Path, weights: dict[str, float]) -> None:
-    """Fixed weights, for a model whose text the fit's word typist cannot read (Chinese)."""
-    record = {"weights": weights, "objective": "fixed: the model's distribution alone"}
+HAN_DOC_GRID = (0.0, 0.15, 0.3, 0.5, 0.8)
+HAN_FIT_DOCUMENTS = 4
+HAN_FIT_CHARS = 1500
+
+
+def fit_han_and_save(model_dir: Path, files: list[Path]) -> dict[str, float]:
+    """A Chinese model's mixture: its distribution and the document cache (hancache.py).
+
+    The word trigram and the word caches count space-separated words, which Chinese
+    does not have: they are off. The cache's weight is the grid value with the best
+    continuation top-3 at every Han position of the first HAN_FIT_CHARS characters
+    of the last HAN_FIT_DOCUMENTS dev documents (those an evaluation of the first
+    dev characters never reads), ties broken by the characters accepted beyond the
+    first.
+    """
+    from nextword.engine import Engine
+    from nextword.evaluate import read_documents
+    from nextword.words import is_han
+
+    engine = Engine.load(model_dir, warmup=False)
+    docs = [d for f in files for d in read_documents(f, None)[0][-HAN_FIT_DOCUMENTS:]]
+    results = []
+    for w in HAN_DOC_GRID:
+        engine.weights = {"neural": 1.0, "ngram": 0.0, "doc": w, "docbigram": 0.0}
+        positions = hits = saved = 0
+        for doc in docs:
+            decider = engine.decider()
+            for i in range(min(len(doc), HAN_FIT_CHARS)):
+                if not is_han(doc[i]):
+                    continue
+                rest = doc[i:]
+                top = [c.text for c in decider.decide(doc[:i], "", 3)]
+                matched = [len(c) for c in top if rest.startswith(c)]
+                positions += 1
+                hits += bool(matched)
+                saved += max(matched, default=1) - 1
+        results.append((hits / max(positions, 1), saved / max(positions, 1), w))
+        print(f"doc weight {w}: continuation top-3 {results[-1][0]:.4f}", flush=True)
+    top3, _, best = max(results)
+    weights = {"neural": 1.0, "ngram": 0.0, "doc": best, "docbigram": 0.0}
+    record = {
+        "weights": weights,
+        "objective": "the document cache's weight by continuation top-3 at each Han position "
+        "(then characters accepted), the word trigram and word caches off",
+        "grid": {str(w): round(t, 4) for t, _, w in results},
+        "top3": round(top3, 4),
+        "fitted_on": [f"{f} (first {HAN_FIT_CHARS} characters of the last "
+                      f"{HAN_FIT_DOCUMENTS} documents)" for f in files],
+    }  # fmt: skip
     (model_dir / "mixture.json").write_text(json.dumps(record, indent=2) + "\n")
+    return weights

@@ -434,13 +434,11 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
 
 def finish_export(out: Path, corpus: Path, sources: list[str], fit_words: int) -> None:
     """Fit the mixture on dev text, then write the model card."""
-    from nextword.mixture import fit_and_save, save_weights
+    from nextword.mixture import fit_and_save, fit_han_and_save
     from nextword.modelcard import write_card
 
     if is_chinese(corpus, sources):
-        # The word trigram and the document caches count space-separated words, which
-        # Chinese text does not have: the model's own distribution decides alone.
-        save_weights(out, {"neural": 1.0, "ngram": 0.0, "doc": 0.0, "docbigram": 0.0})
+        fit_han_and_save(out, corpus_files(corpus, "dev", sources))
     else:
         fit_and_save(out, corpus_files(corpus, "dev", sources), fit_words)
     write_card(out, corpus / "manifest.json")
