@@ -24,10 +24,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -134,9 +136,15 @@ class ClientDoc:
 class RawServer:
     """The server process, with a reader thread collecting everything it sends."""
 
-    def __init__(self, cmd: list[str] | None = None, *, stderr: Any = subprocess.DEVNULL):
+    def __init__(
+        self,
+        cmd: list[str] | None = None,
+        *,
+        stderr: Any = subprocess.DEVNULL,
+        env: dict[str, str] | None = None,
+    ):
         self.proc = subprocess.Popen(
-            cmd or SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr
+            cmd or SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env
         )
         self.responses: dict[Any, dict[str, Any]] = {}
         self.methods: dict[int, str] = {}  # what each request asked, for failure messages
@@ -465,6 +473,8 @@ class Fuzzer:
                 {"noSuchSetting": 1},
                 "not an object",
                 {"k": 3, "throttleMs": 20},
+                {"learning": True},  # the store learns (and saves) under the fuzz's data dir
+                {"learning": False, "learningScope": "workspace"},
             ]
         )
         self.server.notify("workspace/didChangeConfiguration", {"settings": {"nextword": bad}})
@@ -561,7 +571,9 @@ def clean_completion(server: RawServer) -> list[str]:
 def run(messages: int, seed: int, *, huge: int = 1) -> dict[str, Any]:
     """Fuzz a fresh server with about `messages` messages; returns the figures."""
     rng = random.Random(seed)
-    server = RawServer()
+    # Learning, when the fuzzer turns it on, writes here, never in the user's data dir.
+    data_dir = tempfile.TemporaryDirectory(prefix="nextword-fuzz-")
+    server = RawServer(env={**os.environ, "NEXTWORD_DATA_DIR": data_dir.name})
     started = time.perf_counter()
     try:
         server.initialize({"throttleMs": 0})
@@ -582,6 +594,7 @@ def run(messages: int, seed: int, *, huge: int = 1) -> dict[str, Any]:
     finally:
         if server.proc.poll() is None:
             server.proc.kill()
+        data_dir.cleanup()
     return {
         "messages": sum(fuzzer.sent.values()),
         "requests": len(fuzzer.expected),
