@@ -149,3 +149,20 @@ def test_server_completes_an_english_word_typed_after_chinese(server: RawServer)
     for item in result["items"]:
         assert item["label"].startswith("pyth")
         assert item["textEdit"]["range"]["start"] == {"line": 0, "character": cursor[1] - 4}
+
+
+def test_the_chinese_mixture_fit_writes_fitted_weights(tmp_path) -> None:
+    import shutil
+    from pathlib import Path
+
+    from nextword.mixture import HAN_DOC_GRID, fit_han_and_save
+
+    bundled = Path(__file__).resolve().parents[1] / "server" / "nextword" / "models" / "zh"
+    model = tmp_path / "zh"
+    shutil.copytree(bundled, model)
+    dev = Path(__file__).resolve().parents[1] / "fixtures" / "eval-zh" / "news.txt"
+    weights = fit_han_and_save(model, [dev])
+    record = json.loads((model / "mixture.json").read_text(encoding="utf-8"))
+    assert record["weights"] == weights
+    assert weights["doc"] in HAN_DOC_GRID and weights["ngram"] == 0.0
+    assert set(record["grid"]) == {str(w) for w in HAN_DOC_GRID}
