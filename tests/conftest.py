@@ -5,11 +5,23 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
+
+
+def plain(obj: Any) -> Any:
+    """A custom request's result as dicts and lists (pygls gives named tuples)."""
+    if hasattr(obj, "_asdict"):
+        obj = obj._asdict()
+    if isinstance(obj, dict):
+        return {k: plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
+    return obj
 
 
 def nextword(*args: str, check: bool = True, **kwargs) -> subprocess.CompletedProcess[str]:

@@ -23,6 +23,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from conftest import plain
 from nextword.loader import DEFAULT_MODEL
 from nextword.words import is_word
 
@@ -205,17 +206,6 @@ async def type_and_complete(client: LanguageClient) -> list[str]:
 
     await wait_until(offered, "completions from the bundled model")
     return labels
-
-
-def plain(obj: Any) -> Any:
-    """A custom request's result as dicts and lists (pygls gives named tuples)."""
-    if hasattr(obj, "_asdict"):
-        obj = obj._asdict()
-    if isinstance(obj, dict):
-        return {k: plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [plain(v) for v in obj]
-    return obj
 
 
 async def stats(client: LanguageClient) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from conftest import plain
 from nextword.words import is_word, split_prefix
 
 SERVER = [sys.executable, "-m", "nextword", "serve"]
@@ -133,17 +134,6 @@ async def inline(client: LanguageClient, doc: ClientDoc) -> types.InlineCompleti
     )
     assert isinstance(result, types.InlineCompletionList)
     return result
-
-
-def plain(obj: Any) -> Any:
-    """A custom request's result as dicts and lists (pygls gives named tuples)."""
-    if hasattr(obj, "_asdict"):
-        obj = obj._asdict()
-    if isinstance(obj, dict):
-        return {k: plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [plain(v) for v in obj]
-    return obj
 
 
 async def checksum(client: LanguageClient, doc: ClientDoc) -> str:

@@ -21,12 +21,14 @@ from its sending, and the RSS before and after.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -127,6 +129,49 @@ class Connection:
     def notify(self, method: str, params: Any) -> None:
         self.write(self.encode(method, params, request=False)[1])
 
+    def keystroke(
+        self,
+        uri: str,
+        version: int,
+        change: types.TextDocumentContentChangePartial,
+        cursor: types.Position,
+    ) -> tuple[int, bytes]:
+        """One key as an editor sends it: the didChange, then a completion request at
+        the new cursor; framed together, to write at once. Returns (request id, bytes)."""
+        _, edit = self.encode(
+            types.TEXT_DOCUMENT_DID_CHANGE,
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(uri=uri, version=version), [change]
+            ),
+            request=False,
+        )
+        msg_id, ask = self.encode(
+            types.TEXT_DOCUMENT_COMPLETION,
+            types.CompletionParams(types.TextDocumentIdentifier(uri=uri), cursor),
+            request=True,
+        )
+        assert msg_id is not None
+        return msg_id, edit + ask
+
+    def until_words(self, uri: str, position: types.Position, deadline: float) -> None:
+        """Ask at `position` until the server answers with words (the model is loaded)."""
+        doc = types.TextDocumentIdentifier(uri=uri)
+        while True:
+            result = self.request(
+                types.TEXT_DOCUMENT_COMPLETION, types.CompletionParams(doc, position)
+            )
+            if result and result.get("items"):
+                return
+            if time.perf_counter() > deadline:
+                raise CommandError(f"no completion within {COLD_START_TIMEOUT_S:g} s of start")
+            time.sleep(0.005)
+
+    def shut_down(self) -> int:
+        """shutdown, then exit; the server's exit code."""
+        self.request(types.SHUTDOWN, None)
+        self.notify(types.EXIT, None)
+        return self.proc.wait(timeout=10)
+
 
 def _advance(pos: types.Position, ch: str) -> types.Position:
     if ch == "\n":
@@ -152,6 +197,20 @@ def _spawn(model: str | None) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )
+
+
+@contextlib.contextmanager
+def _served(model: str | None, settings: dict[str, Any]) -> Iterator[Connection]:
+    """A fresh server, initialized; killed on the way out unless it has exited."""
+    proc = _spawn(model)
+    try:
+        conn = Connection(proc)
+        _initialize(conn, settings)
+        yield conn
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def _initialize(conn: Connection, settings: dict[str, Any]) -> None:
@@ -182,23 +241,11 @@ def _utf16_len(text: str) -> int:
 def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) -> dict[str, Any]:
     """Spawn a server, type `text` into it and measure; returns the figures."""
     started = time.perf_counter()
-    proc = _spawn(model)
-    conn = Connection(proc)
-    try:
-        _initialize(conn, settings)
-        doc = types.TextDocumentIdentifier(uri=URI)
+    with _served(model, settings) as conn:
         _open(conn, URI)
         # Cold start: ask at the document start until the model answers with words.
         start = types.Position(0, 0)
-        while True:
-            result = conn.request(
-                types.TEXT_DOCUMENT_COMPLETION, types.CompletionParams(doc, start)
-            )
-            if result and result.get("items"):
-                break
-            if time.perf_counter() - started > COLD_START_TIMEOUT_S:
-                raise CommandError("no completion within 60 s of start")
-            time.sleep(0.005)
+        conn.until_words(URI, start, started + COLD_START_TIMEOUT_S)
         cold_start = time.perf_counter() - started
 
         latencies: dict[str, list[float]] = {"boundary": [], "inword": []}
@@ -207,26 +254,12 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
         keys_started = time.perf_counter()
         for i, ch in enumerate(text):
             after = _advance(pos, ch)
-            _, change = conn.encode(
-                types.TEXT_DOCUMENT_DID_CHANGE,
-                types.DidChangeTextDocumentParams(
-                    text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=i + 1),
-                    content_changes=[
-                        types.TextDocumentContentChangePartial(range=types.Range(pos, pos), text=ch)
-                    ],
-                ),
-                request=False,
-            )
-            msg_id, ask = conn.encode(
-                types.TEXT_DOCUMENT_COMPLETION,
-                types.CompletionParams(doc, after),
-                request=True,
-            )
-            assert msg_id is not None
+            change = types.TextDocumentContentChangePartial(range=types.Range(pos, pos), text=ch)
+            msg_id, data = conn.keystroke(URI, i + 1, change, after)
             if rate > 0:
                 time.sleep(max(0.0, keys_started + i / rate - time.perf_counter()))
             t0 = time.perf_counter()
-            conn.write(change + ask)
+            conn.write(data)
             result = conn.wait(msg_id)
             ms = (time.perf_counter() - t0) * 1000
             _, prefix = split_prefix(text[: i + 1])
@@ -236,14 +269,8 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
         typing_s = time.perf_counter() - keys_started
 
         stats = conn.request("nextword/stats", None)
-        rss = _rss_mb(proc.pid)
-        conn.request(types.SHUTDOWN, None)
-        conn.notify(types.EXIT, None)
-        proc.wait(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        rss = _rss_mb(conn.proc.pid)
+        exit_code = conn.shut_down()
 
     every = sorted(latencies["boundary"] + latencies["inword"])
     overall = stats["overall"]
@@ -268,7 +295,7 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
         "server_latency_ms": overall["latencyMs"],
         "peak_rss_mb": round(rss, 1) if rss is not None else None,
         "cold_start_s": round(cold_start, 3),
-        "exit_code": proc.returncode,
+        "exit_code": exit_code,
         "settings": settings,
     }
 
@@ -316,8 +343,6 @@ def soak(
     text: str, edits: int, docs: int, settings: dict[str, Any], model: str | None
 ) -> dict[str, Any]:
     """Type `edits` keys round-robin into `docs` documents, flat out; returns the figures."""
-    proc = _spawn(model)
-    conn = Connection(proc)
     uris = [f"file:///nextword-soak/doc{i}.txt" for i in range(docs)]
     # Each document holds one line (the typed text has its breaks made spaces), so a
     # position is (0, UTF-16 length) and the client's copy is a plain string.
@@ -328,8 +353,7 @@ def soak(
     latencies: list[float] = []
     warm_rss = None
     empty = 0
-    try:
-        _initialize(conn, settings)
+    with _served(model, settings) as conn:
         for uri in uris:
             _open(conn, uri)
         started = time.perf_counter()
@@ -348,43 +372,24 @@ def soak(
                 change = types.TextDocumentContentChangePartial(types.Range(end, end), ch)
                 held[uri] = body + ch
             versions[uri] += 1
-            _, data = conn.encode(
-                types.TEXT_DOCUMENT_DID_CHANGE,
-                types.DidChangeTextDocumentParams(
-                    types.VersionedTextDocumentIdentifier(uri=uri, version=versions[uri]),
-                    [change],
-                ),
-                request=False,
-            )
             cursor = types.Position(0, _utf16_len(held[uri]))
-            msg_id, ask = conn.encode(
-                types.TEXT_DOCUMENT_COMPLETION,
-                types.CompletionParams(types.TextDocumentIdentifier(uri=uri), cursor),
-                request=True,
-            )
-            assert msg_id is not None
+            msg_id, data = conn.keystroke(uri, versions[uri], change, cursor)
             t0 = time.perf_counter()
-            conn.write(data + ask)
+            conn.write(data)
             result = conn.wait(msg_id)
             latencies.append((time.perf_counter() - t0) * 1000)
             empty += not (result and result.get("items"))
             if n + 1 == max(1, edits // 10):
-                warm_rss = _rss_mb(proc.pid, "VmRSS")
+                warm_rss = _rss_mb(conn.proc.pid, "VmRSS")
         seconds = time.perf_counter() - started
-        end_rss = _rss_mb(proc.pid, "VmRSS")
+        end_rss = _rss_mb(conn.proc.pid, "VmRSS")
         drift = []
         for uri in uris:
             answer = conn.request("nextword/documentChecksum", {"uri": uri})
             want = hashlib.sha256(held[uri].encode("utf-8")).hexdigest()
             if answer["sha256"] != want:
                 drift.append(uri)
-        conn.request(types.SHUTDOWN, None)
-        conn.notify(types.EXIT, None)
-        proc.wait(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        exit_code = conn.shut_down()
 
     tenth = max(1, edits // 10)
     first, last = sorted(latencies[:tenth]), sorted(latencies[-tenth:])
@@ -404,7 +409,7 @@ def soak(
         "p50_ms": round(percentile(sorted(latencies), 50), 3),
         "empty_answers": empty,
         "documents_drifted": drift,
-        "exit_code": proc.returncode,
+        "exit_code": exit_code,
         "settings": settings,
     }
 
@@ -430,13 +435,9 @@ def run_soak(args: argparse.Namespace, text: str, settings: dict[str, Any]) -> i
 
 def burst(text: str, n: int, settings: dict[str, Any], model: str | None) -> dict[str, Any]:
     """Type a sentence, then send `n` keystrokes with a completion each, unanswered."""
-    proc = _spawn(model)
-    conn = Connection(proc)
     uri = "file:///nextword-burst/doc.txt"
-    doc = types.TextDocumentIdentifier(uri=uri)
     text = " ".join(text.split()) + " "
-    try:
-        _initialize(conn, settings)
+    with _served(model, settings) as conn:
         _open(conn, uri)
         held, version = "", 0
 
@@ -445,20 +446,8 @@ def burst(text: str, n: int, settings: dict[str, Any], model: str | None) -> dic
             at = types.Position(0, _utf16_len(held))
             held += ch
             version += 1
-            _, change = conn.encode(
-                types.TEXT_DOCUMENT_DID_CHANGE,
-                types.DidChangeTextDocumentParams(
-                    types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                    [types.TextDocumentContentChangePartial(types.Range(at, at), ch)],
-                ),
-                request=False,
-            )
-            cursor = types.Position(0, _utf16_len(held))
-            msg_id, ask = conn.encode(
-                types.TEXT_DOCUMENT_COMPLETION, types.CompletionParams(doc, cursor), request=True
-            )
-            assert msg_id is not None
-            return msg_id, change + ask
+            change = types.TextDocumentContentChangePartial(types.Range(at, at), ch)
+            return conn.keystroke(uri, version, change, types.Position(0, _utf16_len(held)))
 
         # Warm up: the first sentence typed and answered key by key, until the model
         # is loaded and answers with words.
@@ -467,14 +456,8 @@ def burst(text: str, n: int, settings: dict[str, Any], model: str | None) -> dic
             conn.write(data)
             conn.wait(msg_id)
         cursor = types.Position(0, _utf16_len(held))
-        deadline = time.perf_counter() + COLD_START_TIMEOUT_S
-        while not (
-            conn.request(types.TEXT_DOCUMENT_COMPLETION, types.CompletionParams(doc, cursor)) or {}
-        ).get("items"):
-            if time.perf_counter() > deadline:
-                raise CommandError(f"no completion within {COLD_START_TIMEOUT_S:g} s of start")
-            time.sleep(0.01)
-        rss_before = _rss_mb(proc.pid, "VmRSS")
+        conn.until_words(uri, cursor, time.perf_counter() + COLD_START_TIMEOUT_S)
+        rss_before = _rss_mb(conn.proc.pid, "VmRSS")
         messages = [key(text[i % len(text)]) for i in range(len(held), len(held) + n)]
         last_id = messages[-1][0]
         last_sent = 0.0
@@ -501,18 +484,12 @@ def burst(text: str, n: int, settings: dict[str, Any], model: str | None) -> dic
                     newest_ms = (time.perf_counter() - last_sent) * 1000
         seconds = time.perf_counter() - started
         writer.join()
-        rss_after = _rss_mb(proc.pid, "VmRSS")
+        rss_after = _rss_mb(conn.proc.pid, "VmRSS")
         errors = sum(1 for a in answers.values() if "error" in a)
         empty = sum(1 for a in answers.values() if not (a.get("result") or {}).get("items"))
         newest = answers[last_id].get("result") or {}
         stats = conn.request("nextword/stats", None)["overall"]
-        conn.request(types.SHUTDOWN, None)
-        conn.notify(types.EXIT, None)
-        proc.wait(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        exit_code = conn.shut_down()
     return {
         "requests": n,
         "answered": len(answers),
@@ -525,7 +502,7 @@ def burst(text: str, n: int, settings: dict[str, Any], model: str | None) -> dic
         "rss_after_mb": rss_after,
         "superseded": stats["superseded"],
         "decisions_run": stats["decisionsRun"],
-        "exit_code": proc.returncode,
+        "exit_code": exit_code,
     }
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import time
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -386,11 +387,7 @@ class Decider:
         if engine.chinese:
             seen = hancache.following(context, lex.index)
             if seen:
-                dense = np.zeros(len(lex), dtype=np.float32)
-                total = float(sum(seen.values()))
-                for word, c in seen.items():
-                    dense[lex.index[word]] = c / total
-                parts.append(Component("doc", dense, {}))
+                parts.append(Component("doc", *_spread(seen, lex.index)))
             return parts, tokens, logprobs, lead
         self._doc.update(context)
         # Document counts are blind to case; at a sentence start only capitalised words
@@ -410,18 +407,7 @@ class Decider:
                 parts.append(Component("doc", doc_known / total, unknown, confidence))
         following = self._doc.following()
         if following and not sentence_start and "docbigram" in weighted:
-            total = float(sum(following.values()))
-            dense = np.zeros(len(lex), dtype=np.float32)
-            unknown = {}
-            for word, c in following.items():
-                i = lex.index.get(word)
-                if i is not None:
-                    dense[i] = c / total
-                elif is_candidate(word):
-                    unknown[word] = c / total
-            singletons = sum(1 for c in following.values() if c == 1)
-            confidence = repeat_rate(int(total), singletons)
-            parts.append(Component("docbigram", dense, unknown, confidence))
+            parts.append(_following("docbigram", following, lex.index))
         return parts, tokens, logprobs, lead
 
     def _personal(self, context: str, weighted: set[str]) -> list[Component]:
@@ -443,17 +429,7 @@ class Decider:
         previous = last_word(context) if "userbigram" in weighted else None
         following = store.following(previous) if previous is not None else {}
         if following:
-            total = sum(following.values())
-            dense = np.zeros(len(lex), dtype=np.float32)
-            extra = {}
-            for word, c in following.items():
-                i = lex.index.get(word)
-                if i is not None:
-                    dense[i] = c / total
-                else:
-                    extra[word] = c / total
-            singletons = sum(1 for c in following.values() if c == 1)
-            parts.append(Component("userbigram", dense, extra, repeat_rate(total, singletons)))
+            parts.append(_following("userbigram", following, lex.index))
         return parts
 
     def _decide_boundary(self, context: str) -> _Boundary:
@@ -579,6 +555,31 @@ class Decider:
             Candidate(word, float(np.exp(v) / mass))
             for word, v in sorted(found.items(), key=lambda item: -item[1])
         ]
+
+
+def _spread(
+    counts: Mapping[str, int], index: dict[str, int]
+) -> tuple[np.ndarray, dict[str, float]]:
+    """Counts as probabilities: dense over the lexicon, and the other words worth
+    offering beside it."""
+    total = float(sum(counts.values()))
+    dense = np.zeros(len(index), dtype=np.float32)
+    extra: dict[str, float] = {}
+    for word, c in counts.items():
+        i = index.get(word)
+        if i is not None:
+            dense[i] = c / total
+        elif is_candidate(word):
+            extra[word] = c / total
+    return dense, extra
+
+
+def _following(name: str, counts: Mapping[str, int], index: dict[str, int]) -> Component:
+    """What followed the last word (in the document, or in what the user wrote), weighed
+    by how often such pairs have repeated."""
+    singletons = sum(1 for c in counts.values() if c == 1)
+    confidence = repeat_rate(sum(counts.values()), singletons)
+    return Component(name, *_spread(counts, index), confidence)
 
 
 def repeat_rate(seen: int, singletons: int) -> float:

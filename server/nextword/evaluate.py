@@ -66,6 +66,15 @@ class Tally:
     boundary_ms: list[float] = field(default_factory=list)
     inword_ms: list[float] = field(default_factory=list)
 
+    def word_start(self, rank: int | None, candidates: list[str]) -> None:
+        """Count a word start (every Han position in Chinese): the accepted rank, if any."""
+        self.top1 += rank == 1
+        self.top3 += rank is not None and rank <= 3
+        self.reciprocal += 1 / rank if rank else 0.0
+        if (d := diversity(candidates)) is not None:
+            self.diversity += d
+            self.diversity_n += 1
+
     def quality(self) -> dict[str, float]:
         n = max(self.words, 1)
         out = {f"ksr@{k}": 1 - self.keystrokes[k] / max(self.chars, 1) for k in KS}
@@ -140,12 +149,7 @@ def type_document(doc: str, predict: Predict, tally: Tally) -> None:
             rank = candidates.index(word) + 1 if word in candidates[:MAX_K] else None
             ranks.append(rank)
             if j == 0:
-                tally.top1 += rank == 1
-                tally.top3 += rank is not None and rank <= 3
-                tally.reciprocal += 1 / rank if rank else 0.0
-                if (d := diversity(candidates)) is not None:
-                    tally.diversity += d
-                    tally.diversity_n += 1
+                tally.word_start(rank, candidates)
             if rank == 1:
                 break  # every k accepts here; later prefixes are never typed
         for k in KS:
@@ -189,12 +193,7 @@ def type_document_cjk(doc: str, predict: Predict, tally: Tally) -> None:
         tally.words += 1
         tally.han_positions += 1
         rank = next((r for r, c in enumerate(candidates[:MAX_K], 1) if doc.startswith(c, i)), None)
-        tally.top1 += rank == 1
-        tally.top3 += rank is not None and rank <= 3
-        tally.reciprocal += 1 / rank if rank else 0.0
-        if (d := diversity(candidates)) is not None:
-            tally.diversity += d
-            tally.diversity_n += 1
+        tally.word_start(rank, candidates)
         firsts = list(dict.fromkeys(c[0] for c in candidates))
         tally.nextchar_top1 += firsts[:1] == [char]
         tally.nextchar_top3 += char in firsts[:3]
