@@ -50,7 +50,6 @@ class Unreadable:
 
     data: dict[str, Any]
     error: JsonRpcException
-    jsonrpc: str = "2.0"
 
     @property
     def is_request(self) -> bool:

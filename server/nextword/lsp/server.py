@@ -54,7 +54,6 @@ class NextwordServer(LanguageServer):
         self.sessions = Sessions(self.worker, self.stats, self.settings)
         self.progress_token: types.ProgressToken | None = None
         self.loading: asyncio.Future[Any] | None = None
-        self._pending_messages: list[str] = []
         self._reported_error = False
 
     # -- settings -----------------------------------------------------------------
