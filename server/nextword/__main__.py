@@ -1,5 +1,5 @@
 """Allow `python -m nextword`."""
 
-from nextword.cli import main
+from nextword.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -10,6 +10,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import traceback
+
+from nextword.process import leave
 
 # command name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -58,3 +61,25 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+
+
+def entry() -> None:
+    """The console script and `python -m nextword`: run a command, then leave at once.
+
+    The process ends through `os._exit`, never through interpreter teardown. MLX used
+    from a thread other than the main one (the server's inference worker, a model load)
+    can abort the process while C++ static objects are destroyed at exit
+    (`terminate called without an active exception`, ml-explore/mlx#3126), whatever
+    that thread is doing by then. Nothing of ours needs teardown: commands close their
+    own files, and `leave` flushes the standard streams and the logs first.
+    """
+    try:
+        code = main()
+    except SystemExit as stop:  # argparse's --help and usage errors
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 2)
+        if isinstance(stop.code, str):
+            print(stop.code, file=sys.stderr)
+    except BaseException:  # a bug: the traceback, then the same deterministic exit
+        traceback.print_exc()
+        code = 1
+    leave(code)

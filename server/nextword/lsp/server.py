@@ -30,6 +30,7 @@ from nextword.lsp.sessions import Sessions
 from nextword.lsp.settings import PROSE_LANGUAGES, Settings, parse_settings
 from nextword.lsp.stats import ServerStats
 from nextword.lsp.worker import InferenceWorker
+from nextword.process import leave
 
 log = logging.getLogger(__name__)
 
@@ -448,11 +449,8 @@ def shutdown(ls: NextwordServer, params: Any) -> None:
 
 @server.feature(types.EXIT)
 def exit_now(ls: NextwordServer, params: Any) -> None:
-    if ls.worker.running():
-        # The worker is still inside MLX (`exit` without `shutdown`, or a job that
-        # outlived the wait): interpreter teardown would destroy MLX's threads under
-        # it and abort the process. Leave at once, with the code LSP asks for.
-        ls.sessions.learner.flush()
-        logging.shutdown()
-        sys.stdout.flush()
-        os._exit(0 if ls.protocol._shutdown else 1)
+    # Leave here, with the code LSP asks for, whatever the inference worker is doing
+    # (a model load, a decision, a slide): see nextword.process. Every answer already
+    # went out; what was learned with consent is saved first.
+    ls.sessions.learner.flush()
+    leave(0 if ls.protocol._shutdown else 1)

@@ -1,0 +1,170 @@
+"""The written part of an email: what its author typed, without what mail software added.
+
+A raw message (RFC 822 headers, MIME parts) becomes the plain-text body with the
+headers, HTML parts, quoted replies, attribution lines ("On ... wrote:"), signatures,
+PGP armour and mailing-list footers taken out. What is left is the kind of text a
+user types into a mail client, which is what the model should learn from emails.
+
+Pure functions on strings; tested in tests/test_mailclean.py on messages written
+for the purpose.
+"""
+
+from __future__ import annotations
+
+import email
+import email.message
+import re
+
+# A reply quotes with ">" (sometimes "> >", or with the author's initials, "JD> ").
+_QUOTED = re.compile(r"^\s*(?:[A-Za-z]{0,3}>|\|)")
+# "On Thu, 22 Aug 2002, Jane Doe wrote:", "Jane Doe <jane@x.org> writes:", "Quoting Jane:"
+_ATTRIBUTION_END = re.compile(r"\b(?:wrote|writes|said|escribió|schrieb)\s*:\s*$", re.IGNORECASE)
+_ATTRIBUTION_START = re.compile(r"^\s*(?:On|At|Quoting|Le|Am)\b", re.IGNORECASE)
+_QUOTING = re.compile(r"^\s*Quoting\b.*:\s*$", re.IGNORECASE)
+# Outlook and friends put the whole quoted original below one of these lines.
+_ORIGINAL_MESSAGE = re.compile(
+    r"^\s*-{2,}\s*(?:Original Message|Forwarded message|Reply message)\s*-{2,}\s*$"
+    r"|^\s*_{5,}\s*$(?=\s*\n\s*From:)",
+    re.IGNORECASE | re.MULTILINE,
+)
+# PGP-signed text escapes a leading dash, so its separator reads "- -- ".
+_SIGNATURE = re.compile(r"^(?:- )?--\s*$")
+_PGP_SIGNED = re.compile(r"^-----BEGIN PGP SIGNED MESSAGE-----\s*$")
+_PGP_BLOCK_BEGIN = re.compile(r"^-----BEGIN PGP (?:SIGNATURE|PUBLIC KEY BLOCK|MESSAGE)-----\s*$")
+_PGP_BLOCK_END = re.compile(r"^-----END PGP (?:SIGNATURE|PUBLIC KEY BLOCK|MESSAGE)-----\s*$")
+_PGP_HASH = re.compile(r"^Hash:\s*\S+\s*$")
+# A footer is a rule line with a marker below it, or a line that only footers write.
+_RULE = re.compile(r"^\s*[-_=*~+#]{5,}\s*$")
+_FOOTER_MARKER = re.compile(
+    r"mailing list|unsubscribe|listinfo|Yahoo! Groups|groups\.yahoo\.com|sourceforge\.net/lists"
+    r"|Sponsored by|Sponsor\b",
+    re.IGNORECASE,
+)
+_FOOTER_LINE = re.compile(
+    r"^\s*(?:To unsubscribe|Your use of Yahoo|Yahoo! Groups Sponsor|Sent from my"
+    r"|Get your FREE|Do you Yahoo|\S+ mailing list\s*$|https?://\S*listinfo)",
+    re.IGNORECASE,
+)
+# Some lists put a sponsor line at the top of every message instead.
+_SPONSOR_LINE = re.compile(r"^\s*\(This list is sponsored by.*\)\s*$", re.IGNORECASE)
+FOOTER_WINDOW = 20  # lines from the end in which a footer is looked for
+MIN_WORDS = 5
+
+
+def plain_body(raw: str) -> str:
+    """The decoded text/plain parts of a raw message, headers and other parts dropped."""
+    message = email.message_from_string(raw)
+    texts = []
+    for part in message.walk():
+        if part.is_multipart() or part.get_content_type() != "text/plain":
+            continue
+        if part.get_content_disposition() == "attachment":
+            continue
+        texts.append(decode_part(part))
+    return "\n\n".join(texts)
+
+
+def decode_part(part: email.message.Message) -> str:
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return str(part.get_payload())
+    charset = part.get_content_charset() or "latin-1"
+    try:
+        return payload.decode(charset, errors="replace")
+    except LookupError:  # a charset name Python does not know
+        return payload.decode("latin-1")
+
+
+def drop_pgp(lines: list[str]) -> list[str]:
+    """Take out PGP armour: signature and key blocks, and a signed message's header."""
+    out: list[str] = []
+    in_block = False
+    skip_hash = False
+    for line in lines:
+        if in_block:
+            in_block = not _PGP_BLOCK_END.match(line)
+            continue
+        if _PGP_BLOCK_BEGIN.match(line):
+            in_block = True
+            continue
+        if _PGP_SIGNED.match(line):
+            skip_hash = True
+            continue
+        if skip_hash and (_PGP_HASH.match(line) or not line.strip()):
+            skip_hash = bool(_PGP_HASH.match(line))
+            continue
+        skip_hash = False
+        out.append(line)
+    return out
+
+
+def drop_quotes(lines: list[str]) -> list[str]:
+    """Take out quoted lines and the attribution lines that introduce them."""
+    out: list[str] = []
+    for line in lines:
+        if _QUOTED.match(line):
+            continue
+        if _ATTRIBUTION_END.search(line) or _QUOTING.match(line):
+            # "On Thu, 22 Aug 2002, Jane Doe\n  <jane@x.org> wrote:" spans two lines.
+            if out and _ATTRIBUTION_START.match(out[-1]) and not _ATTRIBUTION_END.search(out[-1]):
+                out.pop()
+            continue
+        out.append(line)
+    return out
+
+
+def cut_signature(lines: list[str]) -> list[str]:
+    """Everything from the signature separator ("-- ") on is the signature."""
+    for i, line in enumerate(lines):
+        if _SIGNATURE.match(line):
+            return lines[:i]
+    return lines
+
+
+def is_footer_start(lines: list[str], i: int) -> bool:
+    if _FOOTER_LINE.match(lines[i]):
+        return True
+    below = lines[i + 1 : i + 4]
+    return bool(_RULE.match(lines[i])) and any(_FOOTER_MARKER.search(line) for line in below)
+
+
+def cut_footer(lines: list[str]) -> list[str]:
+    """Cut a mailing-list or advertising footer from the last lines of the body.
+
+    Only the tail is searched (at most FOOTER_WINDOW lines, and never the first half),
+    so a sentence about a mailing list in the text itself stays. Lists nest footers (a
+    sponsor's above the list's own), so the search repeats on what is left.
+    """
+    cut = len(lines)
+    while cut:
+        start = max(cut // 2, cut - FOOTER_WINDOW)
+        found = next((i for i in range(start, cut) if is_footer_start(lines, i)), None)
+        if found is None:
+            break
+        cut = found
+    lines = lines[:cut]
+    # A trailing rule line with nothing after it is also debris.
+    while lines and (_RULE.match(lines[-1]) or not lines[-1].strip()):
+        lines = lines[:-1]
+    return lines
+
+
+def clean_body(body: str) -> str:
+    """The author's own text of a plain-text body (see the module docstring)."""
+    body = body.replace("\r\n", "\n").replace("\r", "\n")
+    original = _ORIGINAL_MESSAGE.search(body)
+    if original:
+        body = body[: original.start()]
+    lines = [line for line in body.split("\n") if not _SPONSOR_LINE.match(line)]
+    lines = drop_pgp(lines)
+    lines = cut_signature(lines)
+    lines = drop_quotes(lines)
+    lines = cut_footer(lines)
+    text = "\n".join(line.rstrip() for line in lines)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def clean_message(raw: str) -> str:
+    """A raw message to its cleaned body; '' when too little of the author's text is left."""
+    text = clean_body(plain_body(raw))
+    return text if len(text.split()) >= MIN_WORDS else ""
