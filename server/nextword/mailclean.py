@@ -131,13 +131,14 @@ def is_footer_start(lines: list[str], i: int) -> bool:
 def cut_footer(lines: list[str]) -> list[str]:
     """Cut a mailing-list or advertising footer from the last lines of the body.
 
-    Only the tail is searched (at most FOOTER_WINDOW lines, and never the first half),
-    so a sentence about a mailing list in the text itself stays. Lists nest footers (a
+    Only the last FOOTER_WINDOW lines are searched, and a footer needs text above it, so
+    a sentence about a mailing list in the text itself stays. Lists nest footers (a
     sponsor's above the list's own), so the search repeats on what is left.
     """
     cut = len(lines)
-    while cut:
-        start = max(cut // 2, cut - FOOTER_WINDOW)
+    first_text = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    while cut > first_text + 1:
+        start = max(first_text + 1, cut - FOOTER_WINDOW)
         found = next((i for i in range(start, cut) if is_footer_start(lines, i)), None)
         if found is None:
             break
