@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from conftest import FIXTURES, nextword
@@ -52,6 +53,45 @@ def test_eval_of_two_files_prints_a_list(tiny_model: Path):
 def test_eval_rejects_a_missing_file(tiny_model: Path, tmp_path: Path):
     result = nextword("eval", str(tmp_path / "none.txt"), check=False)
     assert result.returncode == 1 and "no such file" in result.stderr
+
+
+def refusal(*args: str) -> str:
+    """Run eval, which must refuse at once: exit 1, one line on stderr, nothing typed."""
+    result = nextword("eval", *args, "--no-progress", check=False)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_eval_refuses_what_is_not_text(tmp_path: Path):
+    assert "is not text (binary data)" in refusal("/bin/ls")
+    assert "is a directory" in refusal(str(tmp_path))
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert "has no words to type" in refusal(str(empty))
+    blank = tmp_path / "blank.txt"
+    blank.write_text("\n \f\n  ...  \n")
+    assert "has no words to type" in refusal(str(blank))
+    noise = tmp_path / "noise.dat"  # no NUL byte, but no UTF-8 either
+    noise.write_bytes(bytes(range(128, 256)) * 40 + b" the end")
+    assert "is not UTF-8 text" in refusal(str(noise))
+
+
+def test_eval_checks_for_matplotlib_before_running(tmp_path: Path):
+    """Without matplotlib, --plot fails before the run, not after it."""
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "matplotlib.py").write_text("raise ImportError('not installed')\n")
+    env = {**os.environ, "PYTHONPATH": str(shadow)}
+    result = nextword(
+        "eval", str(FIXTURES / "eval" / "prose.txt"), "--plot", str(tmp_path / "p.png"),
+        check=False, env=env,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "--plot needs matplotlib: pip install 'nextword[plot]'" in result.stderr
+    assert result.stdout == ""
 
 
 def test_keystroke_accounting_follows_the_protocol():

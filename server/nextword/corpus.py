@@ -1007,6 +1007,40 @@ def progress_line(entry: dict[str, object]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# Where the corpus is: `prepare-corpus` records the folder it wrote, so `train` and `eval`
+# find it from any working directory.
+
+CORPUS_ENV = "NEXTWORD_CORPUS"
+
+
+def _location_file() -> Path:
+    return Path.home() / ".cache" / "nextword" / "corpus-location"
+
+
+def default_corpus() -> Path:
+    """$NEXTWORD_CORPUS; else ./data/corpus if it is there; else where prepare-corpus
+    last wrote; else ./data/corpus (for the message that says to prepare it)."""
+    if os.environ.get(CORPUS_ENV):
+        return Path(os.environ[CORPUS_ENV])
+    here = Path("data/corpus")
+    if (here / "manifest.json").exists():
+        return here
+    try:
+        recorded = Path(_location_file().read_text(encoding="utf-8").strip())
+    except OSError:
+        return here
+    return recorded if (recorded / "manifest.json").exists() else here
+
+
+def record_location(out: Path) -> None:
+    try:
+        _location_file().parent.mkdir(parents=True, exist_ok=True)
+        _location_file().write_text(str(out.resolve()) + "\n", encoding="utf-8")
+    except OSError:  # a read-only home: the corpus is still where it was written
+        pass
+
+
+# ---------------------------------------------------------------------------------------------
 # Command
 
 
@@ -1072,6 +1106,7 @@ def run(args: argparse.Namespace) -> int:
     manifest_path.write_text(
         json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
     )
+    record_location(out)
     train_words = sum(split_words(entries[s.id], "train") for s in sources)
     print(f"train words (sources prepared now): {train_words:,}; manifest: {manifest_path}")
     return 0

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from nextword.textfiles import describe_non_file, looks_binary
 from nextword.words import WORD_RE, is_han
 
 KS = (1, 3, 5)
@@ -253,6 +254,29 @@ def read_documents(path: Path, max_words: int | None) -> tuple[list[str], int]:
     return out, bad
 
 
+# More replaced bytes than this share of the characters: not UTF-8 text at all (a few
+# stray bytes in real text are replaced and counted, as `invalid_utf8_replaced`).
+MAX_BAD_SHARE = 0.3
+
+
+def check_text_file(path: Path) -> None:
+    """Refuse, in one line, what the typist cannot type: no file, a folder, binary data,
+    text in another encoding, a file without words."""
+    from nextword.cli import CommandError
+
+    if (why := describe_non_file(path)) is not None:
+        raise CommandError(f"{path}: {why}")
+    data = path.read_bytes()
+    if looks_binary(data):
+        raise CommandError(f"{path}: is not text (binary data); give UTF-8 text files")
+    docs, bad = read_documents(path, None)
+    characters = sum(len(d) for d in docs)
+    if bad > MAX_BAD_SHARE * max(characters, 1):
+        raise CommandError(f"{path}: is not UTF-8 text ({bad:,} undecodable bytes)")
+    if not any(WORD_RE.search(d) or any(is_han(c) for c in d) for d in docs):
+        raise CommandError(f"{path}: has no words to type")
+
+
 def evaluate_file(
     path: Path,
     predictors: dict[str, Callable[[], Predict]],
@@ -317,7 +341,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--baseline",
         default="",
         help="comma list of: unigram, presage (Chinese documents get their character-level "
-        "versions: the most frequent Han characters, Presage's character trigram)",
+        "versions: the most frequent Han characters, Presage's character trigram). Both are "
+        "built from the model's training text: run `nextword prepare-corpus` first (it "
+        "fetches about 570 MB of packages). The first presage run builds its trigram "
+        "database (about 340 MB, 3-4 minutes, cached in ~/.cache/nextword/presage)",
     )
     parser.add_argument(
         "--train",
@@ -325,14 +352,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         nargs="*",
         help="baseline training text (default: the model's training sources in --corpus)",
     )
-    parser.add_argument("--corpus", type=Path, default=Path("data/corpus"))
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        help="the prepared corpus (default: where `nextword prepare-corpus` wrote it)",
+    )
     parser.add_argument(
         "--max-words",
         type=int,
         help="stop each file after this many words (Han characters in Chinese documents)",
     )
     parser.add_argument("--json", action="store_true", help="last line: one JSON object")
-    parser.add_argument("--plot", type=Path, help="draw KSR@k and latency to this PNG")
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        help="draw KSR@k and latency to this PNG (needs matplotlib: pip install 'nextword[plot]')",
+    )
     parser.add_argument("--no-progress", action="store_true")
 
 
@@ -343,8 +378,9 @@ def run(args: argparse.Namespace) -> int:
     from nextword.router import Router
 
     for path in args.files:
-        if not path.is_file():
-            raise CommandError(f"no such file: {path}")
+        check_text_file(path)
+    if args.plot:
+        plot_library()  # before the run, not after it
     try:
         ks = [int(k) for k in args.k.split(",")]
     except ValueError:
@@ -367,6 +403,10 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     wanted = [b for b in args.baseline.split(",") if b]
     if wanted:
+        if args.corpus is None:
+            from nextword.corpus import default_corpus
+
+            args.corpus = default_corpus()
         train_files = args.train or _training_files(engine, args.corpus)
         english, chinese = _baselines(wanted, train_files, notes)
         predictors.update(english)
@@ -492,7 +532,8 @@ def _print_table(results: list[dict[str, Any]], ks: list[int], backend: str) -> 
         )
 
 
-def _plot(results: list[dict[str, Any]], out: Path) -> None:
+def plot_library() -> Any:
+    """matplotlib's pyplot, headless; a one-line error when the `plot` extra is missing."""
     from nextword.cli import CommandError
 
     try:
@@ -501,26 +542,42 @@ def _plot(results: list[dict[str, Any]], out: Path) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise CommandError("--plot needs matplotlib: pip install 'nextword[plot]'") from None
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+        raise CommandError(
+            "--plot needs matplotlib: pip install 'nextword[plot]' (or pip install matplotlib)"
+        ) from None
+    return plt
+
+
+# The on-device keyboard's figure for a decision (README): drawn on the latency panel.
+REFERENCE_MS = 7.4
+
+
+def _plot(results: list[dict[str, Any]], out: Path) -> None:
+    """KSR@k per file and engine (axis from 0), and p50 latency per engine at word
+    boundaries and inside words, on a log axis with the 7.4 ms reference line."""
+    plt = plot_library()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    bars: dict[str, dict[str, float]] = {}
     for r in results:
         name = Path(r["file"]).stem
         for engine_name, q in [("nextword", r), *r["baselines"].items()]:
             left.plot(KS, [q[f"ksr@{k}"] for k in KS], marker="o", label=f"{name} {engine_name}")
-        lat = r["latency_ms"]
-        right.bar(
-            [f"{name}\nboundary", f"{name}\nin-word"],
-            [lat["boundary"]["p50"], lat["inword"]["p50"]],
-            yerr=[
-                [0, 0],
-                [
-                    lat["boundary"]["p99"] - lat["boundary"]["p50"],
-                    lat["inword"]["p99"] - lat["inword"]["p50"],
-                ],
-            ],
-        )
+            lat = q["latency_ms"]
+            bars[f"{name}\n{engine_name}"] = {
+                "boundary": max(lat["boundary"]["p50"], 1e-3),
+                "in-word": max(lat["inword"]["p50"], 1e-3),
+            }
     left.set(xlabel="k", ylabel="KSR@k", title="Keystroke savings", xticks=list(KS))
+    left.set_ylim(bottom=0)
     left.legend(fontsize=7)
-    right.set(ylabel="ms (p50, bar to p99)", title="Decision latency")
+    labels = list(bars)
+    x = np.arange(len(labels))
+    for offset, kind in ((-0.2, "boundary"), (0.2, "in-word")):
+        right.bar(x + offset, [bars[label][kind] for label in labels], width=0.4, label=kind)
+    right.axhline(REFERENCE_MS, color="red", linestyle="--", linewidth=1, label="7.4 ms")
+    right.set_yscale("log")
+    right.set_xticks(x, labels, fontsize=7)
+    right.set(ylabel="p50 ms (log)", title="Decision latency")
+    right.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out, dpi=110)

@@ -9,11 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from nextword import learning
+from nextword.textfiles import looks_binary
 
 # Bigger files are logs, dumps and data, not a person's writing.
 MAX_FILE_BYTES = 10 * 1024 * 1024
-# A NUL byte in a file's first block marks it as binary.
-_SNIFF = 8192
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -87,7 +86,7 @@ def read_text(path: Path) -> str | None:
         data = path.read_bytes()
     except OSError:
         return None
-    if b"\0" in data[:_SNIFF]:
+    if looks_binary(data):
         return None
     try:
         return data.decode("utf-8")

@@ -112,7 +112,11 @@ class Shape:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--corpus", type=Path, default=Path("data/corpus"))
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        help="the prepared corpus (default: where `nextword prepare-corpus` wrote it)",
+    )
     parser.add_argument("--run", type=Path, default=Path("runs/en"), help="run directory")
     parser.add_argument("--sources", default=",".join(DEFAULT_SOURCES))
     parser.add_argument("--vocab", type=int, default=8192)
@@ -132,7 +136,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mix",
         help=f"source shares: one of {', '.join(['sqrt', *MIXES])}, or source=share,... "
-        f"(default: the run's own, else {DEFAULT_MIX})",
+        f"(default: the run's own, else {DEFAULT_MIX} for the default sources, else sqrt)",
     )
     parser.add_argument("--resume-from", type=Path, help="start from this model directory")
     parser.add_argument(
@@ -148,6 +152,10 @@ def run(args: argparse.Namespace) -> int:
     from nextword.cli import CommandError
 
     sources = [s for s in args.sources.split(",") if s]
+    if args.corpus is None:
+        from nextword.corpus import default_corpus
+
+        args.corpus = default_corpus()
     if not args.corpus.is_dir():
         raise CommandError(f"no corpus at {args.corpus}: run `nextword prepare-corpus` first")
     args.run.mkdir(parents=True, exist_ok=True)
@@ -283,7 +291,7 @@ def train_model(
 
     train = tokens["train"]
     names = list(train)
-    mix = args.mix or state.get("mix") or DEFAULT_MIX
+    mix = args.mix or state.get("mix") or default_mix(list(train))
     state["mix"] = mix
     weights = mix_weights(mix, {s: len(a) for s, a in train.items()})
     probs = np.array([weights[s] for s in names])
@@ -365,6 +373,11 @@ def train_model(
     state["val_loss"] = val
     (ckpt / "state.json").write_text(json.dumps(state, indent=1))
     print(f"stopped at step {state['step']}: validation loss {val['mean']:.3f}")
+
+
+def default_mix(sources: list[str]) -> str:
+    """DEFAULT_MIX for the default sources (or a subset); "sqrt" for sources it lacks."""
+    return DEFAULT_MIX if set(sources) <= set(MIXES[DEFAULT_MIX]) else "sqrt"
 
 
 def mix_weights(mix: str, sizes: dict[str, int]) -> dict[str, float]:
