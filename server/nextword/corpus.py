@@ -33,6 +33,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from nextword.mailclean import clean_message
+from nextword.words import display_width
 
 DOC_SEPARATOR = "\n\f\n"
 SPLITS = ("train", "dev", "test")
@@ -608,10 +609,6 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text)
-
-
-def display_width(text: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def is_cjk(ch: str) -> bool:

@@ -18,7 +18,7 @@ import json
 import time
 import zipfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,9 @@ class _Boundary:
     lead: str  # " " when the word follows a space, else ""
     tokens: list[int]
     logprobs: np.ndarray  # the model's next-token log-probabilities
+    # Per spelled prefix: the share of its mass the spelled words do not cover, so a
+    # lone spelled word shows its real share, not 100%.
+    unspelled: dict[str, float] = field(default_factory=dict)
 
 
 def read_weights(path: Path) -> dict[str, float]:
@@ -291,7 +294,10 @@ class Decider:
             # Nothing known starts with the prefix: spell words out with the model, and
             # keep them with the boundary so the next keystrokes filter them for free.
             # The dict is replaced, never changed: another thread may be filtering it.
-            spelled = {c.text: c.prob * SPELLED_SHARE for c in self._spell(boundary, prefix, k)}
+            found = self._spell(boundary, prefix, k)
+            spelled = {c.text: c.prob * SPELLED_SHARE for c in found}
+            rest = max(0.0, 1.0 - sum(c.prob for c in found)) * SPELLED_SHARE
+            boundary.unspelled = {**boundary.unspelled, prefix: rest}
             boundary.extra = {**spelled, **boundary.extra}
             self.stats.spelled += 1
             ranked = self._filter(boundary, prefix, max(k, self.top_k))
@@ -457,7 +463,8 @@ class Decider:
         are ranked by that probability; for each, the continuation shown is the one
         that most characters are expected from (probability x length): a long word
         when the model is sure of it, the character alone when it is not. Distinct
-        first characters make the short list cover more of what may come next.
+        first characters make the short list cover more of what may come next. The
+        list is then ordered by the continuations' own probabilities, the ones shown.
         """
         engine, lex = self.engine, self.engine.lexicon
         sums = np.concatenate([[0.0], np.cumsum(boundary.dense)])
@@ -472,7 +479,7 @@ class Decider:
             lo, hi = engine._begins_lo[i], engine._begins_hi[i]
             best = lo + int(np.argmax(mass[lo:hi] * engine._lengths[lo:hi]))
             out.append(Candidate(lex.words[best], float(mass[best]) / total))
-        return out
+        return sorted(out, key=lambda c: -c.prob)
 
     def _filter(self, boundary: _Boundary, prefix: str, n: int) -> list[Candidate]:
         """The `n` most probable words starting with `prefix`, from the cached distribution."""
@@ -494,6 +501,8 @@ class Decider:
         mass = float(probs.sum()) + sum(
             p for word, p in boundary.extra.items() if word.startswith(prefix)
         )
+        # What the token search found for a shorter prefix is only part of its mass.
+        mass += sum(rest for p, rest in boundary.unspelled.items() if prefix.startswith(p))
         mass = mass or 1.0
         ranked = sorted(found.items(), key=lambda item: (-item[1], item[0]))[:n]
         return [Candidate(word, p / mass) for word, p in ranked]
@@ -524,6 +533,8 @@ class Decider:
         first = np.array(self.engine.consistent_tokens("", target, lead), dtype=np.int64)
         if not len(first):
             return []
+        # Each word's share is of everything the model gives the prefix's first tokens.
+        prefix_mass = float(np.exp(boundary.logprobs[first]).sum())
         order = first[np.argsort(-boundary.logprobs[first])][:k]
         found: dict[str, float] = {}
         for token in order:
@@ -550,9 +561,8 @@ class Decider:
         self.stats.forwards = self._scorer.forwards
         if not found:
             return []
-        mass = sum(np.exp(v) for v in found.values())
         return [
-            Candidate(word, float(np.exp(v) / mass))
+            Candidate(word, min(1.0, float(np.exp(v)) / prefix_mass))
             for word, v in sorted(found.items(), key=lambda item: -item[1])
         ]
 

@@ -50,6 +50,8 @@ def resolve(path: str | Path | None) -> Path:
 
 
 def read_config(path: Path) -> dict[str, Any]:
+    if path.exists() and not path.is_dir():
+        raise ModelError(f"model path {path} is a file, not a directory; give the model's folder")
     if not path.is_dir():
         raise ModelError(f"model directory {path} does not exist; check the path")
     config_path = path / "config.json"

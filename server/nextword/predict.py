@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
+
+from nextword.words import display_width
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -17,6 +20,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--temperature", type=float, default=0.0)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--learned",
+        action="store_true",
+        help="mix in what learning stored (the user's store, as the `learning` setting's "
+        "default; see `nextword learn`)",
+    )
+    parser.add_argument(
+        "--workspace",
+        metavar="DIR",
+        help="with --learned: that workspace's store instead (learningScope `workspace`)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,7 +48,18 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(str(err)) from None
     for problem in engine.problems:
         print(f"warning: {problem}", file=sys.stderr)
-    decider = engine.decider(temperature=args.temperature)
+    store = None
+    if args.workspace and not args.learned:
+        raise CommandError("--workspace goes with --learned")
+    if args.learned:
+        from nextword import learning
+
+        if args.workspace:
+            uri = learning.workspace_uri(args.workspace)
+            store = learning.PersonalStore.load(learning.workspace_path(uri), workspace=uri)
+        else:
+            store = learning.PersonalStore.load(learning.user_path())
+    decider = engine.decider(temperature=args.temperature, store=store)
     context, prefix = split_prefix(text)
     start = time.perf_counter()
     candidates = decider.decide(context, prefix, args.k)
@@ -49,6 +74,21 @@ def run(args: argparse.Namespace) -> int:
     if not candidates:
         print(f"(no candidates for prefix {prefix!r})")
     for rank, c in enumerate(candidates, 1):
-        print(f"{rank}. {c.text:<24} {c.prob:7.2%}")
+        print(f"{rank}. {pad(c.text, 24)} {percent(c.prob):>8}")
     print(f"{ms:.2f} ms (model load and warm-up {engine.load_seconds:.2f} s)")
     return 0
+
+
+def pad(text: str, width: int) -> str:
+    """`text` left-aligned in `width` terminal columns (a Han character takes two)."""
+    return text + " " * max(0, width - display_width(text))
+
+
+def percent(p: float) -> str:
+    """'44.20%'; two significant digits below 0.1% ('0.0042%'), never a rounded 0.00%."""
+    if p >= 1e-3:
+        return f"{p:.2%}"
+    if p <= 0:
+        return "0%"
+    value = p * 100
+    return f"{value:.{1 - math.floor(math.log10(value))}f}%"

@@ -7,6 +7,7 @@ asks: a word is a run of letters, digits, `_` and `'`.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 WORD_RE = re.compile(r"[\w']+")
 # Longer runs of word characters (hashes, base64, minified code) are not words
@@ -102,3 +103,8 @@ def is_cjk(char: str) -> bool:
         or 0xF900 <= code <= 0xFAFF
         or 0x20000 <= code <= 0x2FA1F
     )
+
+
+def display_width(text: str) -> int:
+    """Terminal columns `text` takes: two for wide and full-width characters (Han)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
