@@ -55,3 +55,6 @@ def test_doctor_names_backend_blas_and_model():
     assert info["backend"].startswith(("cpu+", "gpu+"))
     assert info["blas"]["name"] in ("openblas", "reference", "accelerate", "custom")
     assert info["model"]["parameters"] > 1_000_000
+    assert info["chinese_model"]["parameters"] > 1_000_000
+    assert info["chinese_model"]["path"].endswith("zh")
+    assert info["presage"]["available"] is True  # scripts/test installs it

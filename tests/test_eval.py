@@ -1,4 +1,4 @@
-"""`nextword eval` implements shared/EVAL.md: a smoke run with both baselines."""
+"""`nextword eval` implements docs/EVAL.md: a smoke run with both baselines."""
 
 from __future__ import annotations
 

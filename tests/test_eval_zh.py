@@ -1,4 +1,4 @@
-"""`nextword eval` on Chinese text: the character-continuation typist of shared/EVAL.md.
+"""`nextword eval` on Chinese text: the character-continuation typist of docs/EVAL.md.
 
 The typist's arithmetic is checked with plain functions as predictors; the character-level
 baselines with the real Presage; the command end to end with the bundled model.

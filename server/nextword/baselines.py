@@ -1,4 +1,4 @@
-"""Baseline predictors the evaluator sets beside the model (shared/EVAL.md, "Baselines").
+"""Baseline predictors the evaluator sets beside the model (docs/EVAL.md, "Baselines").
 
 - `UnigramBaseline`: word frequency from the training text, filtered by the typed prefix.
 - `PresageBaseline`: the Presage engine (libpresage through ctypes) with a trigram database
@@ -21,7 +21,9 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -249,12 +251,26 @@ def build_ngram_db(train_files: list[Path], cache_dir: Path, *, chars: bool = Fa
                 for chunk in _concatenated(train_files):
                     # A NUL byte ends text2ngram's SQL string early and aborts the whole build.
                     f.write(chunk.replace(b"\0", b" "))
+        size_mb = train_txt.stat().st_size / 1e6
+        print(
+            f"building Presage's {kind} database from {size_mb:.0f} MB of training text "
+            f"(once; cached in {cache_dir}; 3-4 minutes for the English model)",
+            file=sys.stderr,
+            flush=True,
+        )
         for n in (1, 2, 3):
+            start = time.perf_counter()
             cmd = ["text2ngram", "-n", str(n), "-l", "-f", "sqlite", "-o", str(tmp_db)]
             done = subprocess.run([*cmd, str(train_txt)], capture_output=True)
             if done.returncode != 0:
                 why = done.stderr.decode(errors="replace").strip()
                 raise RuntimeError(f"text2ngram -n {n} failed: {why}")
+            print(
+                f"  {n}-grams done ({n}/3, {time.perf_counter() - start:.0f} s, "
+                f"{tmp_db.stat().st_size / 1e6:.0f} MB so far)",
+                file=sys.stderr,
+                flush=True,
+            )
         os.replace(tmp_db, db)
     return db
 

@@ -2,7 +2,7 @@
 
 Over a real stdio JSON-RPC connection: one didChange per key, then a completion
 request at the new cursor, at a steady rate (or flat out with `--rate 0`). Reports
-the completion round trip (p50/p95/p99, see ../shared/EVAL.md "Editor latency"), the
+the completion round trip (p50/p95/p99, see docs/EVAL.md "Editor latency"), the
 server's own counters (nextword/stats), its peak RSS (VmHWM) and the cold start:
 process start to the first completion with items.
 

@@ -21,7 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("nextword.doctor", "report platform, MLX backend, BLAS and model"),
     "prepare-corpus": ("nextword.corpus", "build the cleaned training text from the sources"),
     "train": ("nextword.train", "train the tokenizer and the model"),
-    "eval": ("nextword.evaluate", "measure completion quality and latency (shared/EVAL.md)"),
+    "eval": ("nextword.evaluate", "measure completion quality and latency (docs/EVAL.md)"),
     "bench": ("nextword.bench", "replay typing against a real server and report latency"),
     "quantize": ("nextword.quantize", "write a quantized copy of a model for Metal"),
     "learn": ("nextword.learn_cli", "learn your words from text files or folders (local)"),

@@ -11,6 +11,9 @@ import time
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="model directory (default: the bundled model)")
+    parser.add_argument(
+        "--chinese-model", help="model directory for Chinese text (default: the bundled one)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -27,12 +30,13 @@ def matmul_gflops() -> float:
     return 5 * 2 * n**3 / (time.perf_counter() - start) / 1e9
 
 
-def report(model: str | None) -> tuple[dict, bool]:
+def report(model: str | None, chinese_model: str | None = None) -> tuple[dict, bool]:
     import mlx.core as mx
 
     from nextword import blas
-    from nextword.engine import Engine
+    from nextword.baselines import PresageBaseline
     from nextword.loader import ModelError, resolve
+    from nextword.router import Router
 
     state = blas.preload()
     info: dict = {
@@ -45,17 +49,28 @@ def report(model: str | None) -> tuple[dict, bool]:
     }
     ok = True
     try:
-        engine = Engine.load(model)
-        info["model"] = engine.describe()
-        info["model"]["load_and_warmup_s"] = round(engine.load_seconds, 3)
+        router = Router.load(model, chinese_model)
     except ModelError as err:
         info["model"] = {"path": str(resolve(model)), "error": str(err)}
         ok = False
+    else:
+        for lang, engine in router.engines.items():
+            described = engine.describe()
+            described["load_and_warmup_s"] = round(engine.load_seconds, 3)
+            info["model" if lang == "en" else "chinese_model"] = described
+        if "zh" not in router.engines:
+            info["chinese_model"] = {"error": "; ".join(router.problems) or "none"}
+    # The evaluator's baseline (`nextword eval --baseline presage`).
+    info["presage"] = {
+        "available": PresageBaseline.available(),
+        "note": "for `nextword eval --baseline presage`"
+        + ("" if PresageBaseline.available() else "; install Debian's presage"),
+    }
     return info, ok
 
 
 def run(args: argparse.Namespace) -> int:
-    info, ok = report(args.model)
+    info, ok = report(args.model, args.chinese_model)
     if args.json:
         print(json.dumps(info))
         return 0 if ok else 1
@@ -64,13 +79,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"mlx        {info['mlx']} on {info['device']} ({info['backend']})")
     print(f"blas       {blas_info['name']} {blas_info['path'] or ''} - {blas_info['note']}")
     print(f"matmul     {info['matmul_gflops']} GFLOP/s (fp32, 512x512)")
-    m = info["model"]
-    if "error" in m:
-        print(f"model      ERROR: {m['error']}")
-    else:
-        print(
-            f"model      {m['path']}: {m['model_type']}, {m['parameters'] / 1e6:.2f}M parameters, "
-            f"{m['weights_bytes'] / 1e6:.1f} MB weights, {m['lexicon_words']:,} words, "
-            f"load + warm-up {m['load_and_warmup_s']:.2f} s"
-        )
+    for key, label in (("model", "model     "), ("chinese_model", "Chinese   ")):
+        m = info.get(key)
+        if m is None:
+            continue
+        if "error" in m:
+            print(f"{label} {'none' if m['error'] == 'none' else 'ERROR: ' + m['error']}")
+        else:
+            print(
+                f"{label} {m['path']}: {m['model_type']}, {m['parameters'] / 1e6:.2f}M "
+                f"parameters, {m['weights_bytes'] / 1e6:.1f} MB weights, "
+                f"{m['lexicon_words']:,} words, load + warm-up {m['load_and_warmup_s']:.2f} s"
+            )
+    presage = info["presage"]
+    print(f"presage    {'available' if presage['available'] else 'missing'} - {presage['note']}")
     return 0 if ok else 1

@@ -1,4 +1,4 @@
-"""`nextword eval`: the simulated typist of ../shared/EVAL.md, for nextword and baselines.
+"""`nextword eval`: the simulated typist of docs/EVAL.md, for nextword and baselines.
 
 For each word of a held-out text, with everything before it (in its document) as
 context, the typist asks for the top-k candidates after typing 0, 1, 2, ... of its
@@ -475,7 +475,6 @@ def _baselines(
     cache = Path.home() / ".cache" / "nextword" / "presage"
 
     def presage(kind: type[PresageBaseline]) -> Predict:
-        print(f"building the {kind.name} n-gram database (cached)...", file=sys.stderr)
         return kind(train_files, cache_dir=cache).predict
 
     for name in names:

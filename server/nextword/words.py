@@ -1,6 +1,6 @@
 """What a word is, and where the word being typed starts.
 
-One definition serves the engine, the evaluator and the server, as ../shared/EVAL.md
+One definition serves the engine, the evaluator and the server, as docs/EVAL.md
 asks: a word is a run of letters, digits, `_` and `'`.
 """
 
