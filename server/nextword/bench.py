@@ -269,7 +269,9 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
         empty = 0
         pos = start
         keys_started = time.perf_counter()
+        progress = Progress(len(text), "keys typed")
         for i, ch in enumerate(text):
+            progress.update(i)
             after = _advance(pos, ch)
             change = types.TextDocumentContentChangePartial(range=types.Range(pos, pos), text=ch)
             msg_id, data = conn.keystroke(URI, i + 1, change, after)
@@ -334,6 +336,8 @@ def run(args: argparse.Namespace) -> int:
         return run_soak(args, text, settings)
     if args.burst:
         return run_burst(args, text, settings)
+    if args.docs is not None:
+        return run_many(args, text, settings)
     figures = replay(text, args.rate, settings, args.model)
     rt = figures["round_trip_ms"]
     rate = "flat out" if args.rate == 0 else f"{args.rate:g} keys/s"
@@ -374,7 +378,9 @@ def soak(
         for uri in uris:
             _open(conn, uri)
         started = time.perf_counter()
+        progress = Progress(edits, "edits")
         for n in range(edits):
+            progress.update(n)
             uri = uris[n % docs]
             body = held[uri]
             end = types.Position(0, _utf16_len(body))
@@ -431,10 +437,126 @@ def soak(
     }
 
 
+class Progress:
+    """A line on stderr at every tenth of a long run, so a bench is never silent."""
+
+    def __init__(self, total: int, what: str):
+        self.total, self.what, self.shown = max(1, total), what, 0
+        self.started = time.perf_counter()
+
+    def update(self, done: int) -> None:
+        tenth = done * 10 // self.total
+        if tenth > self.shown:
+            self.shown = tenth
+            elapsed = time.perf_counter() - self.started
+            print(
+                f"  {self.what}: {done:,}/{self.total:,} ({tenth * 10}%, {elapsed:.0f} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+def _type_line(
+    conn: Connection, uri: str, held: dict[str, str], versions: dict[str, int], text: str,
+    rate: float,
+) -> list[float]:  # fmt: skip
+    """Type `text` at the end of a one-line document, a completion per key; round trips."""
+    latencies = []
+    started = time.perf_counter()
+    for i, ch in enumerate(text):
+        end = types.Position(0, _utf16_len(held[uri]))
+        change = types.TextDocumentContentChangePartial(types.Range(end, end), ch)
+        held[uri] += ch
+        versions[uri] += 1
+        cursor = types.Position(0, _utf16_len(held[uri]))
+        msg_id, data = conn.keystroke(uri, versions[uri], change, cursor)
+        if rate > 0:
+            time.sleep(max(0.0, started + i / rate - time.perf_counter()))
+        t0 = time.perf_counter()
+        conn.write(data)
+        conn.wait(msg_id)
+        latencies.append((time.perf_counter() - t0) * 1000)
+    return latencies
+
+
+# Keys typed into each of the many documents, and into the active one before and after.
+KEYS_PER_DOCUMENT = 40
+ACTIVE_KEYS = 200
+
+
+def many_documents(
+    text: str, docs: int, rate: float, settings: dict[str, Any], model: str | None
+) -> dict[str, Any]:
+    """Open `docs` documents and type into each; the active one's latency before and after."""
+    uris = [f"file:///nextword-many/doc{i}.txt" for i in range(docs)]
+    held = {uri: "" for uri in uris}
+    versions = {uri: 0 for uri in uris}
+    words = " ".join(text.split()) + " "
+    active = words[:ACTIVE_KEYS]
+    started = time.perf_counter()
+    with _served(model, settings) as conn:
+        _open(conn, uris[0])
+        conn.until_words(uris[0], types.Position(0, 0), started + COLD_START_TIMEOUT_S)
+        before = _type_line(conn, uris[0], held, versions, active, rate)
+        rss_one = _rss_mb(conn.proc.pid, "VmRSS")
+        progress = Progress(docs - 1, "documents opened and typed into")
+        for n, uri in enumerate(uris[1:], 1):
+            _open(conn, uri)
+            at = (n * 131) % (len(words) - KEYS_PER_DOCUMENT)
+            _type_line(conn, uri, held, versions, words[at : at + KEYS_PER_DOCUMENT], 0)
+            progress.update(n)
+        rss_many = _rss_mb(conn.proc.pid, "VmRSS")
+        after = _type_line(conn, uris[0], held, versions, words[ACTIVE_KEYS:][:ACTIVE_KEYS], rate)
+        stats = conn.request("nextword/stats", None)
+        peak = _rss_mb(conn.proc.pid)
+        exit_code = conn.shut_down()
+
+    def pct(values: list[float]) -> dict[str, float]:
+        ordered = sorted(values)
+        return {f"p{q}": round(percentile(ordered, q), 3) for q in (50, 95, 99)}
+
+    return {
+        "documents": docs,
+        "keys_per_document": KEYS_PER_DOCUMENT,
+        "rss_one_document_mb": round(rss_one, 1) if rss_one else None,
+        "rss_all_documents_mb": round(rss_many, 1) if rss_many else None,
+        "peak_rss_mb": round(peak, 1) if peak else None,
+        "live_deciders": stats["liveDeciders"],
+        "deciders_released": stats["overall"]["decidersReleased"],
+        "active_round_trip_ms_before": pct(before),
+        "active_round_trip_ms_after": pct(after),
+        "rate_keys_per_s": rate,
+        "seconds": round(time.perf_counter() - started, 1),
+        "exit_code": exit_code,
+    }
+
+
+def run_many(args: argparse.Namespace, text: str, settings: dict[str, Any]) -> int:
+    if args.docs < 2:
+        raise CommandError("--docs needs at least 2 documents")
+    f = many_documents(text, args.docs, args.rate, settings, args.model)
+    print(
+        f"{f['documents']} documents, {f['keys_per_document']} keys typed into each: RSS "
+        f"{f['rss_one_document_mb']} MB with one, {f['rss_all_documents_mb']} MB with all, "
+        f"peak {f['peak_rss_mb']} MB; {f['live_deciders']} documents hold engine state "
+        f"({f['deciders_released']} released)"
+    )
+    for when in ("before", "after"):
+        p = f[f"active_round_trip_ms_{when}"]
+        print(
+            f"active document, {when} the others: p50 {p['p50']:.2f}  p95 {p['p95']:.2f}  "
+            f"p99 {p['p99']:.2f} ms"
+        )
+    if args.json:
+        print(json.dumps(f))
+    return 0 if f["exit_code"] == 0 else 1
+
+
 def run_soak(args: argparse.Namespace, text: str, settings: dict[str, Any]) -> int:
-    if args.edits < 10 or args.docs < 1:
+    docs = 20 if args.docs is None else args.docs
+    if args.edits < 10 or docs < 1:
         raise CommandError("--soak needs --edits >= 10 and --docs >= 1")
-    f = soak(text, args.edits, args.docs, settings, args.model)
+    f = soak(text, args.edits, docs, settings, args.model)
     print(f"soak: {f['edits']:,} edits over {f['documents']} documents in {f['seconds']} s")
     print(
         f"RSS after warm-up {f['rss_after_warmup_mb']} MB, at the end {f['rss_end_mb']} MB "

@@ -97,6 +97,11 @@ class RoutingDecider:
         decider = self.pick(context, prefix)
         return [] if decider is None else decider.filter_cached(context, prefix, k)
 
+    def reset(self) -> None:
+        """Drop every language's window, KV cache and document caches."""
+        for decider in self._deciders.values():
+            decider.reset()
+
     def has_cached(self, context: str) -> bool:
         decider = self.pick(context)
         return decider is None or decider.has_cached(context)

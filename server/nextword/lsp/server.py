@@ -394,12 +394,12 @@ async def inline_completion(
 
 @server.feature(STATS_REQUEST)
 def stats_request(ls: NextwordServer, params: Any) -> dict[str, Any]:
-    return ls.stats.report()
+    return {**ls.stats.report(), "liveDeciders": ls.sessions.live_deciders()}
 
 
 @server.command(STATS_COMMAND)
 def stats_command(ls: NextwordServer, *args: Any) -> dict[str, Any]:
-    return ls.stats.report()
+    return {**ls.stats.report(), "liveDeciders": ls.sessions.live_deciders()}
 
 
 @server.command(LEARNING_STATUS_COMMAND)

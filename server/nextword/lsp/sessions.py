@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -122,6 +123,13 @@ def text_before(doc: TextDocument, position: types.Position) -> str:
     return doc.source[start:offset]
 
 
+# Documents whose engine state (decider: KV cache, document caches, the cached
+# distribution over 60,000 words, a few MB each) is kept. An editor keeps dozens to
+# hundreds of files open but types in a few; the least recently typed-in documents
+# beyond this give their decider back and get a new one when typed in again (one
+# window forward, about what a window slide costs).
+MAX_LIVE_DECIDERS = 8
+
 # Longer inserts are pastes (or a formatter's edits): not words the user wrote here.
 MAX_TYPED = 100
 # The word before an insert that a separator finishes is searched this far back.
@@ -176,6 +184,8 @@ class Sessions:
             on_skip=lambda uri: stats.count(uri, "decisions_skipped"),
         )
         self._docs: dict[str, Session] = {}
+        # Documents holding a decider, least recently decided first.
+        self._live: OrderedDict[str, None] = OrderedDict()
         self.learner = Learner()
 
     # -- engine and settings --------------------------------------------------------
@@ -186,6 +196,7 @@ class Sessions:
 
     def reset(self) -> None:
         """Forget every decider (a new model, window or temperature)."""
+        self._live.clear()
         for s in self._docs.values():
             self._drop_pending(s)
             s.decider, s.decided = None, None
@@ -218,6 +229,8 @@ class Sessions:
         s = self._docs.pop(uri, None)
         if s is not None:
             self._drop_pending(s)
+            self._release(s)
+        self._live.pop(uri, None)
         self.throttle.forget(uri)
         self.stats.forget(uri)
 
@@ -354,6 +367,7 @@ class Sessions:
         if s.pending_context == context and s.pending is not None:
             return s.pending
         self._drop_pending(s)
+        self._keep_live(s)
         s.pending_context = context
         decision: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         s.pending = decision
@@ -368,6 +382,34 @@ class Sessions:
 
         self.throttle.call(s.uri, fire)
         return decision
+
+    def _keep_live(self, s: Session) -> None:
+        """Mark `s` as the latest document to decide in; release the least recent ones'
+        deciders beyond MAX_LIVE_DECIDERS (never one with a decision in flight)."""
+        self._live[s.uri] = None
+        self._live.move_to_end(s.uri)
+        while len(self._live) > MAX_LIVE_DECIDERS:
+            idle = next(
+                (u for u in self._live if u != s.uri and self._docs[u].pending is None), None
+            )
+            if idle is None:
+                break
+            del self._live[idle]
+            self._release(self._docs[idle])
+            self.stats.count(idle, "deciders_released")
+
+    def _release(self, s: Session) -> None:
+        """Give back a document's decider; its next decision makes a new one."""
+        s.decided = None
+        s.shown_context, s.shown = None, set()
+        decider, s.decider = s.decider, None
+        if decider is not None:
+            # The last reference goes on the worker: MLX arrays are freed where they
+            # were made, never under a forward running there.
+            self.worker.submit(decider.reset)
+
+    def live_deciders(self) -> int:
+        return sum(1 for s in self._docs.values() if s.decider is not None)
 
     def _decided(self, s: Session, context: str, future: asyncio.Future[Any]) -> None:
         if s.pending is future:

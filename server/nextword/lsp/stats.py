@@ -33,6 +33,7 @@ class Counters:
     throttle_waits: int = 0  # requests that waited for a decision the throttle held
     cache_hits: int = 0  # requests answered from the current decision, no model call
     superseded: int = 0  # requests answered empty: newer typing or a newer request arrived
+    deciders_released: int = 0  # engine state given back by an idle document (sessions.py)
     latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=MAX_SAMPLES))
 
     def report(self) -> dict[str, Any]:
@@ -43,6 +44,7 @@ class Counters:
             "throttleWaits": self.throttle_waits,
             "cacheHits": self.cache_hits,
             "superseded": self.superseded,
+            "decidersReleased": self.deciders_released,
             "completions": len(ordered),
             "latencyMs": {f"p{q}": round(percentile(ordered, q), 3) for q in (50, 95, 99)},
         }
