@@ -11,7 +11,8 @@ from collections.abc import Iterator
 import pytest
 
 from lsp_fuzz import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, RawServer
-from nextword.bench import DEFAULT_TEXT, burst, soak
+from nextword.bench import DEFAULT_TEXT, burst, many_documents, soak
+from nextword.lsp.sessions import MAX_LIVE_DECIDERS
 
 URI = "file:///protocol/a.txt"
 
@@ -125,3 +126,14 @@ def test_a_short_soak_keeps_every_document_in_step() -> None:
     assert figures["documents_drifted"] == []
     assert figures["empty_answers"] < figures["edits"]
     assert figures["exit_code"] == 0
+
+
+def test_many_open_documents_keep_engine_state_for_the_recent_ones_only() -> None:
+    docs = MAX_LIVE_DECIDERS + 6
+    figures = many_documents(DEFAULT_TEXT.read_text(encoding="utf-8"), docs, 0, {}, None)
+    assert figures["live_deciders"] == MAX_LIVE_DECIDERS
+    assert figures["deciders_released"] >= docs - MAX_LIVE_DECIDERS
+    assert figures["exit_code"] == 0
+    # The first document gave its state back while the others were typed into; typed
+    # into again, it gets a new decider and words.
+    assert figures["active_answers_with_words_after"] > 100

@@ -459,9 +459,10 @@ class Progress:
 def _type_line(
     conn: Connection, uri: str, held: dict[str, str], versions: dict[str, int], text: str,
     rate: float,
-) -> list[float]:  # fmt: skip
-    """Type `text` at the end of a one-line document, a completion per key; round trips."""
-    latencies = []
+) -> tuple[list[float], int]:  # fmt: skip
+    """Type `text` at the end of a one-line document, a completion per key; the round
+    trips, and how many answers had words."""
+    latencies, with_words = [], 0
     started = time.perf_counter()
     for i, ch in enumerate(text):
         end = types.Position(0, _utf16_len(held[uri]))
@@ -474,9 +475,10 @@ def _type_line(
             time.sleep(max(0.0, started + i / rate - time.perf_counter()))
         t0 = time.perf_counter()
         conn.write(data)
-        conn.wait(msg_id)
+        result = conn.wait(msg_id)
         latencies.append((time.perf_counter() - t0) * 1000)
-    return latencies
+        with_words += bool(result and result.get("items"))
+    return latencies, with_words
 
 
 # Keys typed into each of the many documents, and into the active one before and after.
@@ -497,7 +499,7 @@ def many_documents(
     with _served(model, settings) as conn:
         _open(conn, uris[0])
         conn.until_words(uris[0], types.Position(0, 0), started + COLD_START_TIMEOUT_S)
-        before = _type_line(conn, uris[0], held, versions, active, rate)
+        before, _ = _type_line(conn, uris[0], held, versions, active, rate)
         rss_one = _rss_mb(conn.proc.pid, "VmRSS")
         progress = Progress(docs - 1, "documents opened and typed into")
         for n, uri in enumerate(uris[1:], 1):
@@ -506,7 +508,8 @@ def many_documents(
             _type_line(conn, uri, held, versions, words[at : at + KEYS_PER_DOCUMENT], 0)
             progress.update(n)
         rss_many = _rss_mb(conn.proc.pid, "VmRSS")
-        after = _type_line(conn, uris[0], held, versions, words[ACTIVE_KEYS:][:ACTIVE_KEYS], rate)
+        again = words[ACTIVE_KEYS:][:ACTIVE_KEYS]
+        after, words_after = _type_line(conn, uris[0], held, versions, again, rate)
         stats = conn.request("nextword/stats", None)
         peak = _rss_mb(conn.proc.pid)
         exit_code = conn.shut_down()
@@ -525,6 +528,7 @@ def many_documents(
         "deciders_released": stats["overall"]["decidersReleased"],
         "active_round_trip_ms_before": pct(before),
         "active_round_trip_ms_after": pct(after),
+        "active_answers_with_words_after": words_after,
         "rate_keys_per_s": rate,
         "seconds": round(time.perf_counter() - started, 1),
         "exit_code": exit_code,
