@@ -147,3 +147,30 @@ def test_filter_cached_never_runs_the_model(tiny_engine: Engine):
     assert decider.filter_cached(CONTEXT, "zzzq", 5) == []  # no spelling here
     assert decider.filter_cached(CONTEXT + "x ", "", 5) is None
     assert decider._scorer.forwards == forwards
+
+
+def test_catching_up_after_a_jump_forwards_only_the_last_tokens(default_engine) -> None:
+    """After queued typing is read at once, the next decision forwards a short window."""
+    from nextword.engine import CATCH_UP_TOKENS
+
+    text = (
+        "The committee met on Tuesday to discuss the budget for the coming year, and "
+        "after a long debate about the roads, the schools and the library, it agreed "
+        "to raise the funds for the new bridge over the river by the end of the spring. "
+    )
+    decider = default_engine.decider()
+    decider.decide("The committee met on ", "", 5)
+    before = decider._scorer.tokens_run
+    decider.catch_up()
+    assert decider.decide(text, "", 5)
+    assert decider._scorer.tokens_run - before <= CATCH_UP_TOKENS
+    # Without the catch-up the same jump forwards every new token.
+    plain = default_engine.decider()
+    plain.decide("The committee met on ", "", 5)
+    before = plain._scorer.tokens_run
+    plain.decide(text, "", 5)
+    assert plain._scorer.tokens_run - before > 2 * CATCH_UP_TOKENS
+    # The window grows back from there: the next word costs a token or two.
+    before = decider._scorer.tokens_run
+    decider.decide(text + "Then ", "", 5)
+    assert decider._scorer.tokens_run - before <= 3

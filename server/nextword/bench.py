@@ -640,6 +640,8 @@ def burst(text: str, n: int, settings: dict[str, Any], model: str | None) -> dic
         "answered_empty": empty,
         "newest_items": [item["label"] for item in newest.get("items", [])],
         "newest_ms": round(newest_ms, 3) if newest_ms is not None else None,
+        # The server's own time for the newest: from reading it to answering it.
+        "newest_server_ms": stats["lastLatencyMs"],
         "burst_seconds": round(seconds, 3),
         "rss_before_mb": rss_before,
         "rss_after_mb": rss_after,
@@ -656,7 +658,10 @@ def run_burst(args: argparse.Namespace, text: str, settings: dict[str, Any]) -> 
         f"({f['answered_empty']} empty: superseded; {f['errors']} errors) in "
         f"{f['burst_seconds']} s"
     )
-    print(f"newest answered {f['newest_ms']:.2f} ms after it was sent: {f['newest_items']}")
+    print(
+        f"newest answered {f['newest_ms']:.2f} ms after it was sent, "
+        f"{f['newest_server_ms']:.2f} ms after the server read it: {f['newest_items']}"
+    )
     print(f"RSS before {f['rss_before_mb']} MB, after {f['rss_after_mb']} MB")
     if args.json:
         print(json.dumps(f))

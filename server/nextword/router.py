@@ -97,6 +97,10 @@ class RoutingDecider:
         decider = self.pick(context, prefix)
         return [] if decider is None else decider.filter_cached(context, prefix, k)
 
+    def catch_up(self) -> None:
+        for decider in self._deciders.values():
+            decider.catch_up()
+
     def reset(self) -> None:
         """Drop every language's window, KV cache and document caches."""
         for decider in self._deciders.values():

@@ -43,7 +43,7 @@ class Scorer:
         if not tokens:
             raise ValueError("logprobs needs at least one token")
         tokens = list(tokens)
-        common = _common_prefix(self._tokens, tokens)
+        common = common_prefix(self._tokens, tokens)
         if common == len(tokens) == len(self._tokens) and self._last is not None:
             return self._last
         # The last token must be run again to get its output, even if cached.
@@ -66,7 +66,8 @@ class Scorer:
         return self._last
 
 
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens two sequences share."""
     n = min(len(a), len(b))
     i = 0
     while i < n and a[i] == b[i]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +42,10 @@ log = logging.getLogger(__name__)
 # The document's generation when a request arrived (see NextwordProtocol).
 received_generation: contextvars.ContextVar[int | None] = contextvars.ContextVar(
     "received_generation", default=None
+)
+# When the request was read (perf_counter), for the server's own latency figures.
+received_at: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "received_at", default=None
 )
 
 
@@ -163,4 +168,5 @@ class NextwordProtocol(LanguageServerProtocol):
         if uri is not None and sessions is not None:
             # Handlers run in a copy of this context, so the stamp travels with the task.
             received_generation.set(sessions.generation(uri))
+        received_at.set(time.perf_counter())
         super()._handle_request(msg_id, method_name, params)

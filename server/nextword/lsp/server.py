@@ -23,9 +23,10 @@ from pygls.lsp.server import LanguageServer
 
 from nextword import __version__
 from nextword.lsp import items
+from nextword.lsp.backlog import InputBacklog
 from nextword.lsp.documents import LspTextDocument, LspWorkspace
 from nextword.lsp.logs import apply_log_level, attach_client_log
-from nextword.lsp.protocol import NextwordProtocol, received_generation
+from nextword.lsp.protocol import NextwordProtocol, received_at, received_generation
 from nextword.lsp.sessions import Sessions
 from nextword.lsp.settings import PROSE_LANGUAGES, Settings, parse_settings
 from nextword.lsp.stats import ServerStats
@@ -208,6 +209,7 @@ class NextwordServer(LanguageServer):
             reader = asyncio.StreamReader()
             loop = asyncio.get_running_loop()
             await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+            self.sessions.backlog = InputBacklog(reader, stdin.fileno()).pending
             await run_async(
                 stop_event=stop_event,
                 reader=reader,
@@ -346,7 +348,8 @@ def did_close(ls: NextwordServer, params: types.DidCloseTextDocumentParams) -> N
     types.CompletionOptions(trigger_characters=items.TRIGGER_CHARACTERS, resolve_provider=False),
 )
 async def completion(ls: NextwordServer, params: types.CompletionParams) -> types.CompletionList:
-    started = time.perf_counter()
+    # From when the request was read, not when its task began: the wait counts.
+    started = received_at.get() or time.perf_counter()
     uri, position = params.text_document.uri, params.position
     session, doc = ls.sessions.get(uri), ls.document(uri)
     context = params.context

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from nextword.lsp.backlog import no_backlog
 from nextword.lsp.learner import Learner
 from nextword.lsp.settings import Settings
 from nextword.lsp.stats import ServerStats
@@ -130,6 +131,9 @@ def text_before(doc: TextDocument, position: types.Position) -> str:
 # window forward, about what a window slide costs).
 MAX_LIVE_DECIDERS = 8
 
+# The longest a request waits for queued input to be read before it is answered.
+READ_AHEAD_S = 0.05
+
 # Longer inserts are pastes (or a formatter's edits): not words the user wrote here.
 MAX_TYPED = 100
 # The word before an insert that a separator finishes is searched this far back.
@@ -156,6 +160,8 @@ class Session:
     # The last word learned (its offset in the context and the word): typing a space
     # again after deleting one does not count the word twice.
     learned: tuple[int, str] | None = None
+    # Typing was read ahead over (input was queued): the next decision catches up.
+    behind: bool = False
 
     def ticket(self, kind: str) -> int:
         self.tickets[kind] = self.tickets.get(kind, 0) + 1
@@ -187,6 +193,8 @@ class Sessions:
         # Documents holding a decider, least recently decided first.
         self._live: OrderedDict[str, None] = OrderedDict()
         self.learner = Learner()
+        # True while client input waits to be read (backlog.py); the server sets it.
+        self.backlog: Callable[[], bool] = no_backlog
 
     # -- engine and settings --------------------------------------------------------
 
@@ -260,8 +268,12 @@ class Sessions:
             return
         context, _ = split_prefix(text)
         if context != s.decided:
-            # A word boundary: decide now, so the candidates are ready for the next key.
-            self._decision(s, context)
+            if self.backlog():
+                # Newer keys are queued: the newest state is decided, cheaply.
+                s.behind = True
+            else:
+                # A word boundary: decide now, so the candidates are ready for the next key.
+                self._decision(s, context)
 
     def _learn(self, s: Session, text: str, change: types.TextDocumentContentChangeEvent) -> None:
         """Learn the words this change finished: those it ends with a separator.
@@ -326,6 +338,9 @@ class Sessions:
             return "", []
         s.cursor = position
         ticket = s.ticket(kind)
+        if self.backlog() and not await self._read_ahead(s, generation):
+            self.stats.count(uri, "superseded")
+            return "", []
         context, prefix = split_prefix(text_before(doc, position))
         if context == s.decided:
             self.stats.count(uri, "cache_hits")
@@ -355,6 +370,18 @@ class Sessions:
             self._spell(s, context, prefix, k)
         s.remember(context, [c.text for c in found])
         return prefix, found
+
+    async def _read_ahead(self, s: Session, generation: int) -> bool:
+        """Let the reader take in queued input; False when it superseded this request.
+
+        Bounded, so a client that never stops sending still gets answers.
+        """
+        deadline = asyncio.get_running_loop().time() + READ_AHEAD_S
+        while self.backlog() and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0)
+            if s.generation != generation:
+                return False
+        return s.generation == generation
 
     # -- model work, through the throttle and the worker --------------------------------
 
@@ -468,6 +495,9 @@ class Sessions:
                 store=self.learner.store,
             )
         decider = s.decider
+        if s.behind:
+            s.behind = False
+            decider.catch_up()
         decider.decide(context, "", k, spell=False)
         return decider
 

@@ -35,6 +35,7 @@ class Counters:
     superseded: int = 0  # requests answered empty: newer typing or a newer request arrived
     deciders_released: int = 0  # engine state given back by an idle document (sessions.py)
     latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=MAX_SAMPLES))
+    last_ms: float = 0.0  # the latest completion's, from being read to being answered
 
     def report(self) -> dict[str, Any]:
         ordered = sorted(self.latencies_ms)
@@ -46,6 +47,7 @@ class Counters:
             "superseded": self.superseded,
             "decidersReleased": self.deciders_released,
             "completions": len(ordered),
+            "lastLatencyMs": round(self.last_ms, 3),
             "latencyMs": {f"p{q}": round(percentile(ordered, q), 3) for q in (50, 95, 99)},
         }
 
@@ -64,8 +66,10 @@ class ServerStats:
         setattr(self.overall, name, getattr(self.overall, name) + n)
 
     def latency(self, uri: str, ms: float) -> None:
-        self.documents.setdefault(uri, Counters()).latencies_ms.append(ms)
-        self.overall.latencies_ms.append(ms)
+        doc = self.documents.setdefault(uri, Counters())
+        for counters in (doc, self.overall):
+            counters.latencies_ms.append(ms)
+            counters.last_ms = ms
 
     def forget(self, uri: str) -> None:
         self.documents.pop(uri, None)
