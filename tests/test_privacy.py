@@ -488,3 +488,42 @@ def test_tcp_listener_is_the_only_socket(tmp_path: Path) -> None:
     assert not [c for c in calls if c.startswith("connect(")]
     sockets = [c for c in calls if c.startswith("socket(")]
     assert len(sockets) == 1 and sockets[0].startswith("socket(AF_INET, SOCK_STREAM"), sockets
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.1", "example.org"])
+def test_tcp_refuses_an_address_others_can_reach(host: str) -> None:
+    done = subprocess.run(
+        [*SERVE, "--tcp", f"{host}:2087"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert "not a loopback address" in done.stderr and "--allow-remote" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_tcp_with_allow_remote_listens_on_every_interface() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    proc = subprocess.Popen(
+        [*SERVE, "--tcp", f"0.0.0.0:{port}", "--allow-remote"],
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while True:
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=30)
+                break
+            except OSError:
+                assert proc.poll() is None, "the server exited before listening"
+                assert time.monotonic() < deadline, "the server never listened"
+                time.sleep(0.05)
+        with conn, conn.makefile("rwb") as stream:
+            client = Client(SimpleNamespace(stdin=stream, stdout=stream, wait=proc.wait))
+            client.start({"throttleMs": 0}, "The weather today is ")
+            assert client.stop() == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
