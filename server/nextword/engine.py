@@ -18,7 +18,7 @@ import json
 import time
 import zipfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,14 @@ from nextword.lexicon import Lexicon, load_lexicon
 from nextword.loader import DEFAULT_MODEL, LoadedModel, ModelError, load
 from nextword.ngram import NGram, history_ids
 from nextword.scorer import Scorer, common_prefix
-from nextword.words import WORD_RE, is_candidate, is_han_text, is_word, starts_sentence
+from nextword.words import (
+    WORD_RE,
+    is_candidate,
+    is_han_text,
+    is_word,
+    starts_paragraph,
+    starts_sentence,
+)
 
 # Used when a model directory has no fitted mixture.json (see mixture.py).
 DEFAULT_WEIGHTS = {"neural": 0.4, "ngram": 0.3, "doc": 0.15, "docbigram": 0.15}
@@ -116,14 +123,41 @@ def read_weights(path: Path) -> dict[str, float]:
     return out
 
 
+def read_doc_evidence(path: Path) -> float:
+    """The fitted `doc_evidence_words` of mixture.json (0: no length scaling)."""
+    try:
+        value = float(json.loads(path.read_text(encoding="utf-8")).get("doc_evidence_words", 0))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return 0.0
+    return max(0.0, value)
+
+
+def evidence(words: int, half: float) -> float:
+    """The share of their weight the document caches get after `words` words: n / (n + h).
+
+    A short document has said little about itself; its few words would crowd out the
+    model's and the trigram's. `half` is the length at which the caches get half their
+    weight, fitted on dev text (mixture.py); 0 turns the scaling off.
+    """
+    return 1.0 if half <= 0 else words / (words + half)
+
+
 class Engine:
     """A loaded model and its word tables; hand out one `Decider` per document."""
 
-    def __init__(self, loaded: LoadedModel, lexicon: Lexicon, ngram: NGram | None, weights):
+    def __init__(
+        self,
+        loaded: LoadedModel,
+        lexicon: Lexicon,
+        ngram: NGram | None,
+        weights: dict[str, float],
+        doc_evidence_words: float = 0.0,
+    ):
         self.loaded = loaded
         self.lexicon = lexicon
         self.ngram = ngram
         self.weights: dict[str, float] = weights
+        self.doc_evidence_words = doc_evidence_words
         self._token_texts: list[str] | None = None
         self._texts_array = np.array([], dtype=str)
         self._by_text: dict[str, int] = {}
@@ -158,7 +192,8 @@ class Engine:
                 f"({type(err).__name__}); re-export the model or delete both files"
             ) from None
         ngram = NGram(arrays, lexicon.unigram) if "bi_keys" in arrays else None
-        engine = cls(loaded, lexicon, ngram, read_weights(loaded.path / "mixture.json"))
+        mixture = loaded.path / "mixture.json"
+        engine = cls(loaded, lexicon, ngram, read_weights(mixture), read_doc_evidence(mixture))
         if warmup:
             engine.warmup()
         engine.load_seconds = time.perf_counter() - start
@@ -425,6 +460,7 @@ class Decider:
         sentence_start = starts_sentence(context)
         doc_known = self._doc.known * lex.capitalised if sentence_start else self._doc.known
         known_total = float(doc_known.sum())
+        scale = evidence(self._doc.total, engine.doc_evidence_words)
         if "doc" in weighted and (known_total or self._doc.unknown):
             total = float(self._doc.total)
             unknown = {
@@ -433,11 +469,12 @@ class Decider:
                 if not sentence_start or word[0].isupper()
             }
             if known_total or unknown:
-                confidence = repeat_rate(self._doc.total, self._doc.singletons)
+                confidence = repeat_rate(self._doc.total, self._doc.singletons) * scale
                 parts.append(Component("doc", doc_known / total, unknown, confidence))
         following = self._doc.following()
         if following and not sentence_start and "docbigram" in weighted:
-            parts.append(_following("docbigram", following, lex.index))
+            pairs = _following("docbigram", following, lex.index)
+            parts.append(replace(pairs, confidence=pairs.confidence * scale))
         return parts, tokens, logprobs, lead
 
     def _personal(self, context: str, weighted: set[str]) -> list[Component]:
@@ -475,6 +512,11 @@ class Decider:
             mixed += weight * part.dense
             for word, p in part.extra.items():
                 extra[word] = extra.get(word, 0.0) + weight * p
+        if not self.engine.chinese and starts_paragraph(context.rstrip(" ")):
+            # A document or paragraph opens with a written word, not a heading or tag
+            # in capitals (NAME, SPDX) from man pages and source files, unless this
+            # document writes it.
+            mixed[self.engine.lexicon.shouted & (self._doc.known == 0)] = 0.0
         return _Boundary(context, mixed, extra, lead, tokens, logprobs)
 
     # -- in-word filtering --------------------------------------------------------------

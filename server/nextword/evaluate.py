@@ -224,34 +224,41 @@ def _longest_accepted(candidates: list[str], doc: str, i: int, k: int) -> tuple[
     return best
 
 
-def read_documents(path: Path, max_words: int | None) -> tuple[list[str], int]:
+def read_documents(
+    path: Path, max_words: int | None, doc_words: int | None = None
+) -> tuple[list[str], int]:
     """The file's documents, cut after `max_words` words; and the count of bad bytes.
 
-    In Chinese documents (`is_han_document`) the units counted are Han characters.
+    With `doc_words`, each document is first cut after its own first `doc_words` words
+    (short documents: the start of an email, a note). In Chinese documents
+    (`is_han_document`) the units counted are Han characters.
     """
     raw = path.read_bytes()
     text = raw.decode("utf-8", errors="replace")
     bad = text.count("\ufffd") - raw.decode("utf-8", errors="ignore").count("\ufffd")
     docs = [d.strip("\n") for d in text.replace("\r\n", "\n").split("\f") if d.strip()]
+    if doc_words is not None:
+        docs = [cut_words(doc, doc_words)[0] for doc in docs]
     if max_words is None:
         return docs, bad
     out, budget = [], max_words
     for doc in docs:
         if budget <= 0:
             break
-        if is_han_document(doc):
-            han = [i + 1 for i, char in enumerate(doc) if is_han(char)]
-            if len(han) > budget:
-                doc = doc[: han[budget - 1]]
-            out.append(doc)
-            budget -= len(han)
-            continue
-        matches = list(WORD_RE.finditer(doc))
-        if len(matches) > budget:
-            doc = doc[: matches[budget - 1].end()]
+        doc, units = cut_words(doc, budget)
         out.append(doc)
-        budget -= len(matches)
+        budget -= units
     return out, bad
+
+
+def cut_words(doc: str, n: int) -> tuple[str, int]:
+    """The document up to the end of its `n`-th word (Han character in Chinese), and
+    the number of words (characters) it keeps."""
+    if is_han_document(doc):
+        han = [i + 1 for i, char in enumerate(doc) if is_han(char)]
+        return (doc[: han[n - 1]], n) if len(han) > n else (doc, len(han))
+    matches = list(WORD_RE.finditer(doc))
+    return (doc[: matches[n - 1].end()], n) if len(matches) > n else (doc, len(matches))
 
 
 # More replaced bytes than this share of the characters: not UTF-8 text at all (a few
@@ -284,13 +291,14 @@ def evaluate_file(
     max_words: int | None,
     progress: bool,
     cjk_predictors: dict[str, Callable[[], Predict]] | None = None,
+    doc_words: int | None = None,
 ) -> dict[str, Any]:
     """Run every predictor over one file; the first predictor is the one reported on top.
 
     Chinese documents are typed by `type_document_cjk`, with the predictor of the same name
     in `cjk_predictors` where there is one (the character-level baselines).
     """
-    docs, bad = read_documents(path, max_words)
+    docs, bad = read_documents(path, max_words, doc_words)
     results: dict[str, Tally] = {}
     for name, make in predictors.items():
         tally = Tally()
@@ -362,6 +370,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         help="stop each file after this many words (Han characters in Chinese documents)",
     )
+    parser.add_argument(
+        "--doc-words",
+        type=int,
+        help="type only the first N words of each document (short documents)",
+    )
     parser.add_argument("--json", action="store_true", help="last line: one JSON object")
     parser.add_argument(
         "--plot",
@@ -387,6 +400,10 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--k must be a comma list of 1, 3, 5, not {args.k!r}") from None
     if not set(ks) <= set(KS):
         raise CommandError("--k takes values among 1, 3, 5 (the protocol's k)")
+    for name in ("max_words", "doc_words"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise CommandError(f"--{name.replace('_', '-')} must be at least 1")
     try:
         # The router, as the server and `predict` use it: Chinese text goes to the
         # Chinese model, the rest to the main one.
@@ -417,6 +434,7 @@ def run(args: argparse.Namespace) -> int:
             path,
             predictors,
             max_words=args.max_words,
+            doc_words=args.doc_words,
             progress=progress,
             cjk_predictors=cjk_predictors,
         )

@@ -46,6 +46,9 @@ class Lexicon:
     cond_bare: np.ndarray  # (W,) float32
     index: dict[str, int]
     capitalised: np.ndarray  # (W,) float32: 1.0 where the word starts with a capital
+    # (W,) bool: words in capitals only, three letters or more (NAME, SPDX, TODO): the
+    # headings and tags that open man pages and source files, not a written sentence.
+    shouted: np.ndarray
 
     def __len__(self) -> int:
         return len(self.words)
@@ -198,5 +201,11 @@ def load_lexicon(
         cond_bare=arrays["cond_bare"],
         index={w: i for i, w in enumerate(words)},
         capitalised=np.array([w[0].isupper() for w in words], dtype=np.float32),
+        shouted=np.array([is_shouted(w) for w in words], dtype=bool),
     )
     return lexicon, arrays
+
+
+def is_shouted(word: str) -> bool:
+    letters = [c for c in word if c.isalpha()]
+    return len(letters) >= 3 and all(c.isupper() for c in letters)

@@ -26,6 +26,10 @@ from nextword.evaluate import read_documents
 from nextword.words import WORD_RE
 
 NAMES = ("neural", "ngram", "doc", "docbigram")
+# The document caches, whose weight grows with the document's length (engine.evidence).
+DOC_COLUMNS = [NAMES.index("doc"), NAMES.index("docbigram")]
+# Candidate half-weight lengths, in words; 0 is the fixed weights of the first models.
+EVIDENCE_GRID = (0.0, 5.0, 10.0, 20.0, 40.0, 80.0, 160.0)
 GRID_STEP = 0.05
 TOP = 12  # each component's best words kept per position
 FLOOR = 1e-9  # a word no component offers: counted as a miss, not as minus infinity
@@ -56,23 +60,45 @@ def _position(
     return rows
 
 
-def collect(engine: Any, files: list[Path], max_words: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per position, (N, R + 1, C) confidences and candidate probabilities (zero-padded).
+def collect(
+    engine: Any, files: list[Path], max_words: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per position, (N, R + 1, C) confidences and candidate probabilities (zero-padded),
+    and (N,) the words of the document before it.
 
     Two sets: at the word start, and after its first letter is typed (where the
     candidates are the words with that letter), since keystroke savings come from both.
+    The positions are collected with the document caches at full weight; the length
+    scaling is applied by `scaled`, so one collection serves every grid value.
     """
-    starts, letters = [], []
-    for path in files:
-        for doc in last_documents(path, max_words):
-            decider = engine.decider()
-            for match in WORD_RE.finditer(doc):
-                parts, *_ = decider.components(doc[: match.start()])
-                word = match.group()
-                starts.append(_position(parts, word, engine.lexicon))
-                if len(word) > 1:
-                    letters.append(_position(parts, word, engine.lexicon, word[0]))
-    return _pad(starts), _pad(letters)
+    half = engine.doc_evidence_words
+    engine.doc_evidence_words = 0.0
+    starts, letters, start_words, letter_words = [], [], [], []
+    try:
+        for path in files:
+            for doc in last_documents(path, max_words):
+                decider = engine.decider()
+                for match in WORD_RE.finditer(doc):
+                    parts, *_ = decider.components(doc[: match.start()])
+                    words = decider._doc.total
+                    word = match.group()
+                    starts.append(_position(parts, word, engine.lexicon))
+                    start_words.append(words)
+                    if len(word) > 1:
+                        letters.append(_position(parts, word, engine.lexicon, word[0]))
+                        letter_words.append(words)
+    finally:
+        engine.doc_evidence_words = half
+    return _pad(starts), _pad(letters), np.array(start_words), np.array(letter_words)
+
+
+def scaled(positions: np.ndarray, words: np.ndarray, half: float) -> np.ndarray:
+    """The positions with the document caches' confidence scaled by engine.evidence."""
+    if half <= 0:
+        return positions
+    out = positions.copy()
+    out[:, 0, DOC_COLUMNS] *= (words / (words + half))[:, None]
+    return out
 
 
 def last_documents(path: Path, max_words: int) -> list[str]:
@@ -136,21 +162,47 @@ def fit(starts: np.ndarray, letters: np.ndarray) -> tuple[dict[str, float], floa
     return weights, best[0], best[1]
 
 
+def fit_evidence(
+    starts: np.ndarray,
+    letters: np.ndarray,
+    start_words: np.ndarray,
+    letter_words: np.ndarray,
+) -> tuple[dict[str, float], float, float, float, dict[str, float]]:
+    """The weights and the caches' half-weight length: the weights at fixed cache weight
+    first, then the length by the same objective, then the weights again at that length.
+
+    Returns (weights, half length, top-3, likelihood, top-3 per grid length).
+    """
+    weights, _, _ = fit(starts, letters)
+    vector = np.array([weights[n] for n in NAMES])
+    by_half = {}
+    for half in EVIDENCE_GRID:
+        top3_start, ll = score(scaled(starts, start_words, half), vector)
+        top3_letter, _ = score(scaled(letters, letter_words, half), vector)
+        by_half[half] = ((top3_start + top3_letter) / 2, ll)
+    best = max(EVIDENCE_GRID, key=lambda h: by_half[h])
+    weights, top3, ll = fit(scaled(starts, start_words, best), scaled(letters, letter_words, best))
+    grid = {f"{h:g}": round(by_half[h][0], 4) for h in EVIDENCE_GRID}
+    return weights, best, top3, ll, grid
+
+
 def fit_and_save(model_dir: Path, files: list[Path], max_words: int) -> dict[str, float]:
     from nextword.engine import Engine
 
     engine = Engine.load(model_dir, warmup=False)
-    starts, letters = collect(engine, files, max_words)
-    weights, top3, ll = fit(starts, letters)
+    positions = collect(engine, files, max_words)
+    weights, half, top3, ll, grid = fit_evidence(*positions)
     # The personal store's weights (learning_fit.py) are fitted separately: keep them.
     old = _read(model_dir / "mixture.json")
     personal = {k: v for k, v in old.get("weights", {}).items() if k in ("user", "userbigram")}
     record: dict[str, Any] = {
         "weights": {**weights, **personal},
+        "doc_evidence_words": half,
         "objective": "top-3 rate at word starts and after one letter, then log-likelihood",
         "top3": round(top3, 4),
         "mean_log_likelihood": round(ll, 4),
-        "positions": len(starts),
+        "doc_evidence_grid_top3": grid,
+        "positions": len(positions[0]),
         "fitted_on": [str(f) for f in files],
         "max_words_per_file": max_words,
     }
@@ -158,7 +210,8 @@ def fit_and_save(model_dir: Path, files: list[Path], max_words: int) -> dict[str
         record["user_fit"] = old["user_fit"]
     (model_dir / "mixture.json").write_text(json.dumps(record, indent=2) + "\n")
     print(
-        f"mixture weights {weights}: top-3 {top3:.3f}, log-likelihood {ll:.3f}, {len(starts)} words"
+        f"mixture weights {weights}, document caches at half weight after {half:g} words: "
+        f"top-3 {top3:.3f}, log-likelihood {ll:.3f}"
     )
     return weights
 

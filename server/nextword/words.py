@@ -61,6 +61,14 @@ def is_word(text: str) -> bool:
     return len(text) <= MAX_WORD and WORD_RE.fullmatch(text) is not None
 
 
+_PARAGRAPH_START_RE = re.compile(r"(?:\A|\n[ \t]*\n)[ \t]*\Z")
+
+
+def starts_paragraph(context: str) -> bool:
+    """True where the next word opens the document or a paragraph (after a blank line)."""
+    return _PARAGRAPH_START_RE.search(context) is not None
+
+
 def starts_sentence(context: str) -> bool:
     """True where the next word opens a sentence (document start, or after . ! ?)."""
     return _SENTENCE_END_RE.search(context) is not None
