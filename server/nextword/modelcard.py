@@ -47,6 +47,42 @@ CHINESE_INTRO = [
 ]
 
 
+def mix_section(training: dict[str, Any], comparison: dict[str, Any] | None) -> list[str]:
+    """The training mix: each source's share, and the short runs it was chosen by."""
+    from nextword.train import MIXES
+
+    mix = MIXES.get(training.get("mix", ""))
+    if not mix:
+        return []
+    used = training.get("sources", list(mix))
+    total = sum(mix[s] for s in used)
+    shares = ", ".join(f"{s} {mix[s] / total:.0%}" for s in used)
+    lines = ["", "## Training mix", "", f"Share of the batches per source: {shares}."]
+    if not comparison:
+        return lines
+    results = comparison["results"]
+    sources = [s for s in next(iter(results.values())) if s != "mean"]
+    lines += [
+        "",
+        f"Chosen by measurement: {comparison['what']}. {comparison['run']}; "
+        f"{comparison['dev_windows']}.",
+        "",
+        "| run | " + " | ".join(sources) + " | mean |",
+        "| --- " * (len(sources) + 2) + "|",
+    ]
+    for name, losses in results.items():
+        cells = " | ".join(f"{losses[s]:.3f}" for s in [*sources, "mean"])
+        lines.append(f"| {name} | {cells} |")
+    for name, shares_of in comparison["mixes"].items():
+        total = sum(shares_of.values())
+        lines.append("")
+        lines.append(
+            f"`{name}`: " + ", ".join(f"{s} {v / total:.0%}" for s, v in shares_of.items())
+        )
+    lines += ["", f"Chosen: `{comparison['chosen']}`. {comparison['why']}."]
+    return lines
+
+
 def write_card(model_dir: Path, manifest_path: Path) -> None:
     training = _load(model_dir / "training.json") or {}
     manifest = _load(manifest_path) or {"sources": []}
@@ -69,8 +105,16 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
         f"- Training: {training.get('step', 0):,} steps, "
         f"{training.get('tokens_seen', 0):,} tokens seen, "
         f"{training.get('seconds', 0) / 3600:.1f} h on a 2-core x86_64 CPU "
-        "(MLX CPU backend with OpenBLAS)",
+        "(MLX CPU backend with OpenBLAS)"
+        + (
+            f", resumed from a model that had seen {training['tokens_before']:,}: "
+            f"{training['tokens_before'] + training.get('tokens_seen', 0):,} tokens in all"
+            if training.get("tokens_before")
+            else ""
+        ),
     ]
+    if training.get("mix"):
+        lines.append(f"- Training mix: `{training['mix']}` (below)")
     val = training.get("val_loss")
     if val:
         per_source = ", ".join(f"{k} {v:.2f}" for k, v in val.items() if k != "mean")
@@ -98,6 +142,7 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
                 f"| {s['id']} | {s['genre']} | {s['licence']} | {s['origin']} | {size:,} |"
             )
     lines += ["", f"Splits: {manifest.get('split', 'whole documents held out by hash')}."]
+    lines += mix_section(training, _load(model_dir / "mix-comparison.json"))
     if not chinese:
         lines.append(
             "The Wikipedia excerpt `../parity.txt` (CC BY-SA) serves the quantization parity check."
