@@ -58,3 +58,15 @@ def test_doctor_names_backend_blas_and_model():
     assert info["chinese_model"]["parameters"] > 1_000_000
     assert info["chinese_model"]["path"].endswith("zh")
     assert info["presage"]["available"] is True  # scripts/test installs it
+
+
+def test_a_document_or_paragraph_never_opens_with_a_heading_in_capitals(default_engine):
+    from nextword.lexicon import is_shouted
+
+    for context in ("", "   ", "Hi Anna,\n\n", "Thanks.\n \n"):
+        words = [c.text for c in default_engine.decider().decide(context, "", 10)]
+        assert words and not [w for w in words if is_shouted(w)], (context, words)
+    # Unless the document itself writes it.
+    context = "SPDX-License-Identifier: MIT\n\nSPDX notes\n\n"
+    words = [c.text for c in default_engine.decider().decide(context, "", 10)]
+    assert "SPDX" in words

@@ -139,3 +139,43 @@ def test_reserved_state_of_the_union_years_are_never_read() -> None:
     assert sotu_year("package/data/1790_george_washington_n.txt") == 1790
     assert sotu_year("package/data/2012_barack_obama_d.json") is None
     assert SOTU_LAST_YEAR == 2012
+
+
+def pack(tmp_path, files: dict[str, str]):
+    """A .tgz laid out as the npm packages are (package/data/...)."""
+    import io
+    import tarfile
+
+    path = tmp_path / "package.tgz"
+    with tarfile.open(path, "w:gz") as tf:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_only_the_allowed_groups_and_years_are_read(tmp_path) -> None:
+    import json
+
+    from nextword.corpus import read_emails, read_sotu
+
+    body = HEADERS + "\nThe minutes of Tuesday's meeting are attached, with the budget.\n"
+    emails = pack(
+        tmp_path,
+        {
+            f"package/data/{group}/0001.{group}.json": json.dumps({"text": body})
+            for group in ("easy-ham-1", "easy-ham-2", "hard-ham-1", "spam-1", "spam-2")
+        },
+    )
+    assert [doc_id for doc_id, _ in read_emails(emails)] == ["0001.easy-ham-1"]
+    speeches = pack(
+        tmp_path,
+        {
+            "package/data/2012_barack_obama_d.txt": "Mr. Speaker, Mr. Vice President.",
+            "package/data/2013_barack_obama_d.txt": "Reserved for evaluation.",
+            "package/data/2021_joseph_r_biden_d.txt": "Reserved for evaluation.",
+        },
+    )
+    assert [doc_id for doc_id, _ in read_sotu(speeches)] == ["2012_barack_obama_d"]

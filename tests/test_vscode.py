@@ -112,7 +112,7 @@ def test_extension_in_vscode(extension_deps: dict[str, str]) -> None:
     accepted, ghost = result.get("accepted"), result.get("ghostText")
     assert accepted in labels, failure
     assert ghost, failure
-    assert result.get("fileText") == f"The history of the {accepted} {ghost}", failure
+    assert result.get("fileText") == f"Thank you for your {accepted} {ghost}", failure
     # Chinese: the suggest widget offered predict's decision for the same text (k 5, the
     # default), Han continuations only, and the first one went in after the text.
     predicted = json.loads(nextword("predict", CHINESE, "--json").stdout)

@@ -35,7 +35,7 @@ const require = createRequire(path.join(installed, "package.json"));
 const { chromium } = require("playwright-core");
 const codeServer = path.join(installed, "node_modules/code-server/out/node/entry.js");
 
-const SENTENCE = "The history of the";
+const SENTENCE = "Thank you for your";
 // An emoji first: two UTF-16 code units, so a server counting characters or bytes would
 // put the cursor (UTF-16 column 8) and the insertion elsewhere.
 const CHINESE = "😀 今天天气很";
