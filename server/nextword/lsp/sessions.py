@@ -372,16 +372,21 @@ class Sessions:
         return prefix, found
 
     async def _read_ahead(self, s: Session, generation: int) -> bool:
-        """Let the reader take in queued input; False when it superseded this request.
+        """Let the reader take in queued input; False when it superseded this request:
+        newer typing, or the document closed (or reopened) meanwhile.
 
         Bounded, so a client that never stops sending still gets answers.
         """
         deadline = asyncio.get_running_loop().time() + READ_AHEAD_S
+
+        def current() -> bool:
+            return s.generation == generation and self._docs.get(s.uri) is s
+
         while self.backlog() and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0)
-            if s.generation != generation:
+            if not current():
                 return False
-        return s.generation == generation
+        return current()
 
     # -- model work, through the throttle and the worker --------------------------------
 
@@ -413,6 +418,8 @@ class Sessions:
     def _keep_live(self, s: Session) -> None:
         """Mark `s` as the latest document to decide in; release the least recent ones'
         deciders beyond MAX_LIVE_DECIDERS (never one with a decision in flight)."""
+        if self._docs.get(s.uri) is not s:
+            return  # a closed document's session: it holds nothing for long
         self._live[s.uri] = None
         self._live.move_to_end(s.uri)
         while len(self._live) > MAX_LIVE_DECIDERS:
