@@ -253,7 +253,8 @@ def build_ngram_db(train_files: list[Path], cache_dir: Path, *, chars: bool = Fa
                     f.write(chunk.replace(b"\0", b" "))
         size_mb = train_txt.stat().st_size / 1e6
         print(
-            f"building Presage's {kind} database from {size_mb:.0f} MB of training text "
+            f"building Presage's {'character' if chars else 'word'} trigram database from "
+            f"{size_mb:.0f} MB of training text "
             f"(once; cached in {cache_dir}; 3-4 minutes for the English model)",
             file=sys.stderr,
             flush=True,
