@@ -174,3 +174,12 @@ def test_catching_up_after_a_jump_forwards_only_the_last_tokens(default_engine) 
     before = decider._scorer.tokens_run
     decider.decide(text + "Then ", "", 5)
     assert decider._scorer.tokens_run - before <= 3
+
+
+def test_document_caches_weigh_more_as_the_document_grows() -> None:
+    from nextword.engine import evidence
+
+    assert evidence(0, 20) == 0.0
+    assert evidence(20, 20) == 0.5
+    assert evidence(5, 20) < evidence(50, 20) < evidence(500, 20) < 1.0
+    assert evidence(3, 0) == 1.0  # 0: the fixed weights of the first models
