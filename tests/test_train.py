@@ -51,3 +51,17 @@ def test_missing_corpus_is_a_one_line_error(tmp_path: Path):
     result = nextword("train", "--corpus", str(tmp_path / "none"), check=False)
     assert result.returncode == 1
     assert "prepare-corpus" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_word_tables_count_the_sources_as_the_mix_weighs_them(tmp_path: Path) -> None:
+    from nextword.lexicon import mixed_counts
+
+    big, small = tmp_path / "kernel.txt", tmp_path / "email.txt"
+    big.write_text("timeout timer timeout the " * 300)  # 1,200 words
+    small.write_text("times the times " * 100)  # 300 words
+    raw, mixed = mixed_counts([big, small], [0.2, 0.8])
+    assert raw["timeout"] == 600 and raw["times"] == 200
+    # email: 80% of the mix in 20% of the words; kernel: 20% in 80%: 16 times the weight.
+    assert mixed["times"] == 200 * 16 and mixed["timeout"] == 600
+    assert mixed["times"] > mixed["timeout"]
+    assert mixed_counts([big, small], None)[1] == raw

@@ -90,15 +90,53 @@ def tokenizer_digest(tokenizer: Any) -> str:
     return hashlib.sha256(tokenizer.to_str().encode()).hexdigest()[:16]
 
 
-def build_tables(train_files: list[Path], model_dir: Path) -> None:
-    """Count the training text and write lexicon.txt and lexicon.npz into `model_dir`."""
+def mixed_counts(
+    files: list[Path], shares: list[float] | None
+) -> tuple[Counter[str], Counter[str]]:
+    """(raw, mixed) word counts of the training files.
+
+    Mixed counts weigh each file by its share of the training mix over its share of
+    the words, so the word tables see the sources as the model did: with the kernel
+    documentation a third of the words but 5% of the batches, P(word | first token)
+    after " time" would otherwise favour "timeout" over "times". Rounded to integers,
+    the least weighted file counting 1 per occurrence.
+    """
+    per_file = [count_words([f]) for f in files]
+    raw: Counter[str] = Counter()
+    for counts in per_file:
+        raw.update(counts)
+    if shares is None:
+        return raw, raw
+    sizes = [max(1, sum(c.values())) for c in per_file]
+    total = sum(sizes)
+    weights = [share / (size / total) for share, size in zip(shares, sizes, strict=True)]
+    least = min(weights)
+    mixed: Counter[str] = Counter()
+    for counts, w in zip(per_file, weights, strict=True):
+        factor = w / least
+        mixed.update({word: max(1, round(c * factor)) for word, c in counts.items()})
+    return raw, mixed
+
+
+def build_tables(
+    train_files: list[Path], model_dir: Path, shares: list[float] | None = None
+) -> None:
+    """Count the training text and write lexicon.txt and lexicon.npz into `model_dir`.
+
+    Args:
+        shares: each file's share of the training mix (see `mixed_counts`); None
+            counts the files as they are.
+    """
     from tokenizers import Tokenizer
 
     from nextword import ngram
 
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    all_counts = count_words(train_files)
-    ranked = [w for w, c in all_counts.most_common() if c >= MIN_COUNT and is_candidate(w)]
+    raw_counts, all_counts = mixed_counts(train_files, shares)
+    # A word enters the lexicon by how often it was written; it ranks by the mix.
+    ranked = [
+        w for w, _ in all_counts.most_common() if raw_counts[w] >= MIN_COUNT and is_candidate(w)
+    ]
     kept = ranked[:MAX_WORDS]
     words = sorted(kept)
     counts = np.array([all_counts[w] for w in words], dtype=np.int64)

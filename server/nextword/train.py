@@ -507,7 +507,14 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
         segmented = [corpus / "train" / f"{s}.seg.txt" for s in sources]
         build_han_tables([f for f in segmented if f.exists()], out)
     else:
-        build_tables(corpus_files(corpus, "train", sources), out)
+        files = corpus_files(corpus, "train", sources)
+        mix = state.get("mix")
+        shares = None
+        if mix:
+            sizes = {s: f.stat().st_size for s, f in zip(sources, files, strict=True)}
+            weights = mix_weights(mix, sizes)
+            shares = [weights[s] for s in sources]
+        build_tables(files, out, shares)
     kept = ("step", "tokens_seen", "tokens_before", "seconds", "val_loss", "mix")
     training = {k: state[k] for k in kept if k in state}
     training["sources"] = sources
