@@ -269,7 +269,9 @@ class Sessions:
         context, _ = split_prefix(text)
         if context != s.decided:
             if self.backlog():
-                # Newer keys are queued: the newest state is decided, cheaply.
+                # Newer keys are queued: drop the stale work; the newest state is
+                # decided, cheaply, when a request asks for it.
+                self._drop_pending(s)
                 s.behind = True
             else:
                 # A word boundary: decide now, so the candidates are ready for the next key.
