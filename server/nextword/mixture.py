@@ -30,6 +30,8 @@ NAMES = ("neural", "ngram", "doc", "docbigram")
 DOC_COLUMNS = [NAMES.index("doc"), NAMES.index("docbigram")]
 # Candidate half-weight lengths, in words; 0 is the fixed weights of the first models.
 EVIDENCE_GRID = (0.0, 5.0, 10.0, 20.0, 40.0, 80.0, 160.0)
+# The length is chosen on the positions it is for: the first words of each document.
+SHORT_WORDS = 50
 GRID_STEP = 0.05
 TOP = 12  # each component's best words kept per position
 FLOOR = 1e-9  # a word no component offers: counted as a miss, not as minus infinity
@@ -169,16 +171,18 @@ def fit_evidence(
     letter_words: np.ndarray,
 ) -> tuple[dict[str, float], float, float, float, dict[str, float]]:
     """The weights and the caches' half-weight length: the weights at fixed cache weight
-    first, then the length by the same objective, then the weights again at that length.
+    first, then the length by the same objective on the first SHORT_WORDS words of each
+    document (where it matters), then the weights again at that length, on everything.
 
-    Returns (weights, half length, top-3, likelihood, top-3 per grid length).
+    Returns (weights, half length, top-3, likelihood, short-document top-3 per length).
     """
     weights, _, _ = fit(starts, letters)
     vector = np.array([weights[n] for n in NAMES])
+    early_starts, early_letters = start_words < SHORT_WORDS, letter_words < SHORT_WORDS
     by_half = {}
     for half in EVIDENCE_GRID:
-        top3_start, ll = score(scaled(starts, start_words, half), vector)
-        top3_letter, _ = score(scaled(letters, letter_words, half), vector)
+        top3_start, ll = score(scaled(starts, start_words, half)[early_starts], vector)
+        top3_letter, _ = score(scaled(letters, letter_words, half)[early_letters], vector)
         by_half[half] = ((top3_start + top3_letter) / 2, ll)
     best = max(EVIDENCE_GRID, key=lambda h: by_half[h])
     weights, top3, ll = fit(scaled(starts, start_words, best), scaled(letters, letter_words, best))
@@ -202,6 +206,7 @@ def fit_and_save(model_dir: Path, files: list[Path], max_words: int) -> dict[str
         "top3": round(top3, 4),
         "mean_log_likelihood": round(ll, 4),
         "doc_evidence_grid_top3": grid,
+        "doc_evidence_fitted_on": f"the first {SHORT_WORDS} words of each document",
         "positions": len(positions[0]),
         "fitted_on": [str(f) for f in files],
         "max_words_per_file": max_words,
