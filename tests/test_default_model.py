@@ -60,13 +60,34 @@ def test_doctor_names_backend_blas_and_model():
     assert info["presage"]["available"] is True  # scripts/test installs it
 
 
-def test_a_document_or_paragraph_never_opens_with_a_heading_in_capitals(default_engine):
+def test_a_document_or_paragraph_never_opens_with_a_heading_or_a_url(default_engine):
     from nextword.lexicon import is_shouted
 
     for context in ("", "   ", "Hi Anna,\n\n", "Thanks.\n \n"):
         words = [c.text for c in default_engine.decider().decide(context, "", 10)]
         assert words and not [w for w in words if is_shouted(w)], (context, words)
+        assert not {"http", "https", "www"} & set(words), (context, words)
     # Unless the document itself writes it.
     context = "SPDX-License-Identifier: MIT\n\nSPDX notes\n\n"
     words = [c.text for c in default_engine.decider().decide(context, "", 10)]
     assert "SPDX" in words
+
+
+def test_a_short_document_does_not_offer_its_own_words_back(default_engine):
+    """Four words in, the document caches have little weight: the model's words lead."""
+    prompt = "The history of the "
+    words = [c.text for c in default_engine.decider().decide(prompt, "", 5)]
+    repeated = [w for w in words if w.lower() in prompt.lower().split()]
+    assert len(repeated) <= 1, words
+
+
+def test_everyday_phrases_get_everyday_words(default_engine):
+    words = [c.text for c in default_engine.decider().decide("Thank you for your ", "", 5)]
+    assert {"help", "time", "email", "message", "reply", "support", "consideration"} & set(words)
+    assert "kernel" not in words, words
+
+
+def test_a_sentence_start_is_not_a_number_after_two_spaces(default_engine):
+    """Emails put two spaces after a full stop; the model's P(" ") is not a number's."""
+    words = [c.text for c in default_engine.decider().decide("It was late. ", "", 3)]
+    assert all(w[0].isupper() for w in words), words

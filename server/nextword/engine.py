@@ -48,6 +48,7 @@ DEFAULT_WEIGHTS = {"neural": 0.4, "ngram": 0.3, "doc": 0.15, "docbigram": 0.15}
 PERSONAL_WEIGHTS = {"user": 0.15, "userbigram": 0.45}
 # Longest word the token search spells out, in tokens.
 MAX_SPELL_TOKENS = 4
+URL_STARTS = ["http", "https", "www", "ftp", "mailto"]
 # After the text jumped (queued typing read at once), a decision that would forward
 # more new tokens than this forwards only the last this many (about 18 words of
 # context, ~6 ms here instead of ~25 ms for a full window); the window grows back.
@@ -158,6 +159,12 @@ class Engine:
         self.ngram = ngram
         self.weights: dict[str, float] = weights
         self.doc_evidence_words = doc_evidence_words
+        # What never opens a document or paragraph unless the document writes it:
+        # headings and tags in capitals (NAME, SPDX), and the start of a URL (emails
+        # from feeds begin with one).
+        self.no_opening = lexicon.shouted | np.isin(np.array(lexicon.words), URL_STARTS)
+        space = loaded.tokenizer.encode(" ", add_special_tokens=False).ids
+        self.space_token: int | None = space[0] if len(space) == 1 else None
         self._token_texts: list[str] | None = None
         self._texts_array = np.array([], dtype=str)
         self._by_text: dict[str, int] = {}
@@ -441,6 +448,12 @@ class Decider:
 
         first, cond = (lex.first_space, lex.cond_space) if lead else (lex.first_bare, lex.cond_bare)
         neural = np.exp(logprobs[first]) * cond
+        if lead and engine.space_token is not None:
+            # " 000" is [" ", "000"]: a word whose first token is the bare space would
+            # take the model's whole P(" ") after a space, and that is mostly a second
+            # space (emails put two after a full stop). Such words (numbers, mostly)
+            # come from the trigram and the document instead.
+            neural[first == engine.space_token] = 0.0
         parts = [Component("neural", neural / neural.sum(), {})]
         if engine.ngram is not None and "ngram" in weighted:
             u, v = history_ids(context, lex.index, len(lex))
@@ -516,7 +529,7 @@ class Decider:
             # A document or paragraph opens with a written word, not a heading or tag
             # in capitals (NAME, SPDX) from man pages and source files, unless this
             # document writes it.
-            mixed[self.engine.lexicon.shouted & (self._doc.known == 0)] = 0.0
+            mixed[self.engine.no_opening & (self._doc.known == 0)] = 0.0
         return _Boundary(context, mixed, extra, lead, tokens, logprobs)
 
     # -- in-word filtering --------------------------------------------------------------
