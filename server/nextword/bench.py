@@ -190,6 +190,12 @@ class Connection:
         return self.proc.wait(timeout=10)
 
 
+def pct(values: list[float]) -> dict[str, float]:
+    """p50/p95/p99 of round trips, in ms, rounded as the figures print them."""
+    ordered = sorted(values)
+    return {f"p{q}": round(percentile(ordered, q), 3) for q in (50, 95, 99)}
+
+
 def _advance(pos: types.Position, ch: str) -> types.Position:
     if ch == "\n":
         return types.Position(pos.line + 1, 0)
@@ -293,10 +299,6 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
 
     every = sorted(latencies["boundary"] + latencies["inword"])
     overall = stats["overall"]
-
-    def pct(values: list[float]) -> dict[str, float]:
-        ordered = sorted(values)
-        return {f"p{q}": round(percentile(ordered, q), 3) for q in (50, 95, 99)}
 
     return {
         "keys": len(text),
@@ -513,10 +515,6 @@ def many_documents(
         stats = conn.request("nextword/stats", None)
         peak = _rss_mb(conn.proc.pid)
         exit_code = conn.shut_down()
-
-    def pct(values: list[float]) -> dict[str, float]:
-        ordered = sorted(values)
-        return {f"p{q}": round(percentile(ordered, q), 3) for q in (50, 95, 99)}
 
     return {
         "documents": docs,

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from nextword.textfiles import describe_non_file, looks_binary
+from nextword.textfiles import SNIFF_BYTES, describe_non_file, looks_binary
 from nextword.words import WORD_RE, is_han
 
 KS = (1, 3, 5)
@@ -273,8 +273,9 @@ def check_text_file(path: Path) -> None:
 
     if (why := describe_non_file(path)) is not None:
         raise CommandError(f"{path}: {why}")
-    data = path.read_bytes()
-    if looks_binary(data):
+    with path.open("rb") as f:
+        head = f.read(SNIFF_BYTES)
+    if looks_binary(head):
         raise CommandError(f"{path}: is not text (binary data); give UTF-8 text files")
     docs, bad = read_documents(path, None)
     characters = sum(len(d) for d in docs)

@@ -43,11 +43,7 @@ def learn(args: argparse.Namespace) -> int:
     missing = [str(p) for p in args.paths if not p.exists()]
     if missing:
         raise CommandError(f"no such file or folder: {', '.join(missing)}")
-    if args.workspace:
-        uri = learning.workspace_uri(args.workspace)
-        store = learning.PersonalStore.load(learning.workspace_path(uri), workspace=uri)
-    else:
-        store = learning.PersonalStore.load(learning.user_path())
+    store = learning.open_store(args.workspace)
     words = files = skipped = 0
     for path in text_files(args.paths):
         text = read_text(path)

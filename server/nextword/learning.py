@@ -90,6 +90,14 @@ def workspace_path(root: str) -> Path:
     return learning_dir() / "workspaces" / f"{digest}.json"
 
 
+def open_store(workspace: str | None = None) -> PersonalStore:
+    """The user's store, or that of `workspace` (a folder or its URI), as it is on disk."""
+    if workspace:
+        uri = workspace_uri(workspace)
+        return PersonalStore.load(workspace_path(uri), workspace=uri)
+    return PersonalStore.load(user_path())
+
+
 def learnable(word: str) -> bool:
     """A word worth keeping: one that could be offered, of bounded length, not CJK
     (Chinese text is served by its own model, which counts characters, not words)."""

@@ -54,11 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if args.learned:
         from nextword import learning
 
-        if args.workspace:
-            uri = learning.workspace_uri(args.workspace)
-            store = learning.PersonalStore.load(learning.workspace_path(uri), workspace=uri)
-        else:
-            store = learning.PersonalStore.load(learning.user_path())
+        store = learning.open_store(args.workspace)
     decider = engine.decider(temperature=args.temperature, store=store)
     context, prefix = split_prefix(text)
     start = time.perf_counter()
