@@ -58,13 +58,13 @@ def tiny_model(tiny_run: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_engine(tiny_model: Path):
-    from nextword.engine import Engine
+    from nextword.engine.engine import Engine
 
     return Engine.load(tiny_model)
 
 
 @pytest.fixture(scope="session")
 def default_engine():
-    from nextword.engine import Engine
+    from nextword.engine.engine import Engine
 
     return Engine.load()

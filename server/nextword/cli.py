@@ -12,26 +12,26 @@ import importlib
 import sys
 import traceback
 
+from nextword.errors import CommandError
 from nextword.process import leave
 
 # command name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "predict": ("nextword.predict", "print next-word candidates for the end of a text"),
-    "serve": ("nextword.lsp.cli", "run the language server"),
-    "doctor": ("nextword.doctor", "report platform, MLX backend, BLAS and model"),
-    "prepare-corpus": ("nextword.corpus", "build the cleaned training text from the sources"),
-    "train": ("nextword.train", "train the tokenizer and the model"),
-    "eval": ("nextword.evaluate", "measure completion quality and latency (docs/EVAL.md)"),
-    "bench": ("nextword.bench", "replay typing against a real server and report latency"),
-    "quantize": ("nextword.quantize", "write a quantized copy of a model for Metal"),
-    "learn": ("nextword.learn_cli", "learn your words from text files or folders (local)"),
-    "forget": ("nextword.learn_cli", "delete what was learned (everything, or one workspace)"),
-    "learning": ("nextword.learn_cli", "`learning status`: what is stored, never the words"),
+    "predict": ("nextword.commands.predict", "print next-word candidates for the end of a text"),
+    "serve": ("nextword.commands.serve", "run the language server"),
+    "doctor": ("nextword.commands.doctor", "report platform, MLX backend, BLAS and model"),
+    "prepare-corpus": ("nextword.data.corpus", "build the cleaned training text from the sources"),
+    "train": ("nextword.training.train", "train the tokenizer and the model"),
+    "eval": (
+        "nextword.evaluation.evaluate",
+        "measure completion quality and latency (docs/EVAL.md)",
+    ),
+    "bench": ("nextword.commands.bench", "replay typing against a real server and report latency"),
+    "quantize": ("nextword.commands.quantize", "write a quantized copy of a model for Metal"),
+    "learn": ("nextword.commands.learn", "learn your words from text files or folders (local)"),
+    "forget": ("nextword.commands.learn", "delete what was learned (everything, or one workspace)"),
+    "learning": ("nextword.commands.learn", "`learning status`: what is stored, never the words"),
 }
-
-
-class CommandError(Exception):
-    """A user-facing failure: printed as one line, exit status 1, no traceback."""
 
 
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:

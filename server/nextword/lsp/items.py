@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from nextword.words import is_candidate
+from nextword.engine import is_candidate
 
 # A space asks for the next word; typing inside a word is covered by isIncomplete.
 # Chinese punctuation ends a phrase: the next one starts there.

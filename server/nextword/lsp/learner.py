@@ -2,7 +2,7 @@
 
 Only while the `learning` setting is on. Then the words the user finishes typing (a
 separator typed right after a word) are counted in the personal store
-(nextword/learning.py), a candidate the user had been offered there counting double;
+(nextword/engine/personal.py), a candidate the user had been offered there counting double;
 the store is saved on a timer thread, SAVE_AFTER_S after the first unsaved word, and
 on shutdown. With `learning` off no store is opened, nothing is learned and nothing
 is written. No model code here: the store is plain counts.
@@ -14,8 +14,7 @@ import logging
 import threading
 from typing import Any
 
-from nextword import learning
-from nextword.learning import PersonalStore
+from nextword.engine import PersonalStore, personal
 
 log = logging.getLogger(__name__)
 
@@ -39,12 +38,12 @@ class Learner:
         path, workspace = None, None
         if enabled:
             if scope == "workspace" and self.workspace is not None:
-                workspace = learning.workspace_uri(self.workspace)
-                path = learning.workspace_path(workspace)
+                workspace = personal.workspace_uri(self.workspace)
+                path = personal.workspace_path(workspace)
             else:
                 if scope == "workspace":
                     log.info("no workspace folder open: learning into the user's store")
-                path = learning.user_path()
+                path = personal.user_path()
         old = self.store
         if (None if old is None else old.path) == path:
             return False  # the same store, or still none
@@ -93,7 +92,7 @@ class Learner:
         out: dict[str, Any] = {"learning": self.enabled, "scope": self.scope}
         if self.store is not None:
             out["active"] = self.store.status()
-        out["stored"] = learning.stored()
+        out["stored"] = personal.stored()
         return out
 
     def forget(self, what: str | None = None) -> dict[str, Any]:
@@ -107,12 +106,12 @@ class Learner:
         if what == "workspace":
             if self.workspace is None:
                 raise ValueError("no workspace folder is open")
-            path = learning.workspace_path(self.workspace)
+            path = personal.workspace_path(self.workspace)
             if self.store is not None and self.store.path == path:
                 self.store.forget()
-            learning.forget(self.workspace)
+            personal.forget(self.workspace)
         else:
             if self.store is not None:
                 self.store.forget()
-            learning.forget(None)
+            personal.forget(None)
         return self.status()

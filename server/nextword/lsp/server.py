@@ -22,6 +22,7 @@ from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
 from nextword import __version__
+from nextword.engine import DEFAULT_MODEL, ModelError, Router, resolve
 from nextword.lsp import items
 from nextword.lsp.backlog import InputBacklog
 from nextword.lsp.documents import LspTextDocument, LspWorkspace
@@ -101,16 +102,12 @@ class NextwordServer(LanguageServer):
         chinese = self.settings.chineseModel
 
         def load() -> Any:
-            from nextword.router import Router  # imported on the worker: MLX lives there
-
             return Router.load(model, chinese)
 
         self.loading = asyncio.wrap_future(self.worker.submit(load, key="engine"))
         self.loading.add_done_callback(lambda f: self._loaded(f, model, started))
 
     def _loaded(self, future: asyncio.Future[Any], model: str | None, started: float) -> None:
-        from nextword.loader import ModelError
-
         if future is not self.loading or future.cancelled():
             return  # a newer load replaced this one
         error = future.exception()
@@ -155,8 +152,6 @@ class NextwordServer(LanguageServer):
 
     @staticmethod
     def _is_default(model: str | None) -> bool:
-        from nextword.loader import DEFAULT_MODEL, resolve
-
         # Compared resolved, so a setting that names the bundled directory is not retried.
         return resolve(model).resolve() == DEFAULT_MODEL.resolve()
 

@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from nextword.engine import WORD_RE, split_prefix
 from nextword.lsp.backlog import no_backlog
 from nextword.lsp.learner import Learner
 from nextword.lsp.settings import Settings
 from nextword.lsp.stats import ServerStats
 from nextword.lsp.throttle import Throttle
 from nextword.lsp.worker import InferenceWorker
-from nextword.words import WORD_RE, split_prefix
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument

@@ -6,22 +6,14 @@ figures keep counting after a document closes.
 
 from __future__ import annotations
 
-import math
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from nextword.percentiles import summary
+
 # Latency samples kept per document: enough for stable p99s, bounded memory.
 MAX_SAMPLES = 20_000
-
-
-def percentile(sorted_values: list[float], q: float) -> float:
-    """The q-th percentile (0..100) by linear interpolation; 0.0 for no values."""
-    if not sorted_values:
-        return 0.0
-    pos = (len(sorted_values) - 1) * q / 100.0
-    lo, hi = math.floor(pos), math.ceil(pos)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
 @dataclass
@@ -38,7 +30,6 @@ class Counters:
     last_ms: float = 0.0  # the latest completion's, from being read to being answered
 
     def report(self) -> dict[str, Any]:
-        ordered = sorted(self.latencies_ms)
         return {
             "decisionsRun": self.decisions_run,
             "decisionsSkipped": self.decisions_skipped,
@@ -46,9 +37,9 @@ class Counters:
             "cacheHits": self.cache_hits,
             "superseded": self.superseded,
             "decidersReleased": self.deciders_released,
-            "completions": len(ordered),
+            "completions": len(self.latencies_ms),
             "lastLatencyMs": round(self.last_ms, 3),
-            "latencyMs": {f"p{q}": round(percentile(ordered, q), 3) for q in (50, 95, 99)},
+            "latencyMs": summary(self.latencies_ms),
         }
 
 

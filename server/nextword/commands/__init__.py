@@ -1,0 +1,1 @@
+"""The `nextword` subcommands, one module each (listed in nextword/cli.py)."""

@@ -1,0 +1,1 @@
+"""The training and evaluation text: corpus sources, their cleaners, the document reader."""

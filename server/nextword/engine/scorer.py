@@ -1,0 +1,75 @@
+"""Next-token log-probabilities from an mlx-lm causal LM, reusing the KV cache.
+
+The scorer remembers the tokens its cache holds. Asked about a new sequence, it keeps
+the longest common prefix, trims the rest from the cache, and runs only the new
+tokens: typing one word at the end costs a one- or two-token forward.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from nextword.engine.architectures import make_cache
+
+
+class Scorer:
+    """One document's view of a shared model: its own KV cache over its own tokens."""
+
+    def __init__(self, model: Any):
+        self._model = model
+        self._cache: list[Any] = make_cache(model)
+        self._tokens: list[int] = []
+        self._last: np.ndarray | None = None
+        self.forwards = 0  # model calls, for stats and tests
+        self.tokens_run = 0
+
+    @property
+    def tokens(self) -> list[int]:
+        return list(self._tokens)
+
+    def reset(self) -> None:
+        self._cache = make_cache(self._model)
+        self._tokens = []
+        self._last = None
+
+    def logprobs(self, tokens: Sequence[int]) -> np.ndarray:
+        """Log-probabilities (V,) of the token after `tokens` (which must be non-empty)."""
+        import mlx.core as mx
+        from mlx_lm.models.cache import can_trim_prompt_cache, trim_prompt_cache
+
+        if not tokens:
+            raise ValueError("logprobs needs at least one token")
+        tokens = list(tokens)
+        common = common_prefix(self._tokens, tokens)
+        if common == len(tokens) == len(self._tokens) and self._last is not None:
+            return self._last
+        # The last token must be run again to get its output, even if cached.
+        common = min(common, len(tokens) - 1)
+        stale = len(self._tokens) - common
+        if stale and can_trim_prompt_cache(self._cache):
+            trim_prompt_cache(self._cache, stale)
+        elif stale:
+            self._cache = make_cache(self._model)
+            common = 0
+        new = tokens[common:]
+        batch = mx.array(np.asarray(new, dtype=np.int32))[None]  # (1, L)
+        logits = self._model(batch, cache=self._cache)[0, -1]
+        logits = logits.astype(mx.float32)
+        logprobs = logits - mx.logsumexp(logits)
+        self._last = np.array(logprobs)
+        self._tokens = tokens
+        self.forwards += 1
+        self.tokens_run += len(new)
+        return self._last
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many leading tokens two sequences share."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i

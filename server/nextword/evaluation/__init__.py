@@ -1,0 +1,1 @@
+"""Evaluation: the simulated typist, the baselines, and the JSON-RPC client."""

@@ -1,0 +1,1 @@
+"""Training: the tokenizer, the model loop, the word tables, the fitted weights, the card."""

@@ -1,0 +1,282 @@
+"""Fit the decider's mixture weights on dev text.
+
+At each word start of the dev text, each of the decider's components
+(engine.Component) ranks the words, with a confidence that scales its weight there.
+A weight vector is scored by how often the mix puts the word actually typed among its
+first three (top-3, what a user sees), at the word start and once its first letter
+is typed (keystroke savings come from both), ties broken by the mean log-probability
+of that word. The candidates a mix can rank
+first are, in practice, among some component's own top few, so each position keeps
+only the union of the components' top `TOP` words plus the true word. A grid over
+the simplex is exact enough for four weights and needs no solver. Components absent
+at a position (no document words yet) are left out and the others renormalised,
+exactly as the decider mixes them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nextword.engine.words import WORD_RE
+from nextword.evaluation.evaluate import read_documents
+
+NAMES = ("neural", "ngram", "doc", "docbigram")
+# The document caches, whose weight grows with the document's length (engine.evidence).
+DOC_COLUMNS = [NAMES.index("doc"), NAMES.index("docbigram")]
+# Candidate half-weight lengths, in words; 0 is the fixed weights of the first models.
+EVIDENCE_GRID = (0.0, 5.0, 10.0, 20.0, 40.0, 80.0, 160.0)
+# The length is chosen on the positions it is for: the first words of each document.
+SHORT_WORDS = 50
+GRID_STEP = 0.05
+TOP = 12  # each component's best words kept per position
+FLOOR = 1e-9  # a word no component offers: counted as a miss, not as minus infinity
+
+
+def _position(
+    parts: list[Any], word: str, lexicon: Any, prefix: str = "", names: tuple[str, ...] = NAMES
+) -> np.ndarray:
+    """(R + 1, C): the components' confidences, then the candidates' probabilities.
+
+    Candidates are the words starting with `prefix`: each component's best `TOP`, and
+    the word typed in row 1. NaN marks an absent component. Columns follow `names`.
+    """
+    lo, hi = lexicon.prefix_range(prefix)
+    candidates = {word}
+    for part in parts:
+        dense = part.dense[lo:hi]
+        top = np.argpartition(-dense, TOP)[:TOP] if len(dense) > TOP else range(len(dense))
+        candidates.update(lexicon.words[lo + i] for i in top)
+        extra = [w for w in part.extra if w.startswith(prefix)]
+        candidates.update(sorted(extra, key=part.extra.get, reverse=True)[:TOP])
+    ordered = [word, *sorted(candidates - {word})]
+    rows = np.full((len(ordered) + 1, len(names)), np.nan)
+    for part in parts:
+        column = names.index(part.name)
+        rows[0, column] = part.confidence
+        rows[1:, column] = [part.prob(w, lexicon.index) for w in ordered]
+    return rows
+
+
+def collect(
+    engine: Any, files: list[Path], max_words: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per position, (N, R + 1, C) confidences and candidate probabilities (zero-padded),
+    and (N,) the words of the document before it.
+
+    Two sets: at the word start, and after its first letter is typed (where the
+    candidates are the words with that letter), since keystroke savings come from both.
+    The positions are collected with the document caches at full weight; the length
+    scaling is applied by `scaled`, so one collection serves every grid value.
+    """
+    half = engine.doc_evidence_words
+    engine.doc_evidence_words = 0.0
+    starts, letters, start_words, letter_words = [], [], [], []
+    try:
+        for path in files:
+            for doc in last_documents(path, max_words):
+                decider = engine.decider()
+                for match in WORD_RE.finditer(doc):
+                    parts, *_ = decider.components(doc[: match.start()])
+                    words = decider._doc.total
+                    word = match.group()
+                    starts.append(_position(parts, word, engine.lexicon))
+                    start_words.append(words)
+                    if len(word) > 1:
+                        letters.append(_position(parts, word, engine.lexicon, word[0]))
+                        letter_words.append(words)
+    finally:
+        engine.doc_evidence_words = half
+    return _pad(starts), _pad(letters), np.array(start_words), np.array(letter_words)
+
+
+def scaled(positions: np.ndarray, words: np.ndarray, half: float) -> np.ndarray:
+    """The positions with the document caches' confidence scaled by engine.evidence."""
+    if half <= 0:
+        return positions
+    out = positions.copy()
+    out[:, 0, DOC_COLUMNS] *= (words / (words + half))[:, None]
+    return out
+
+
+def last_documents(path: Path, max_words: int) -> list[str]:
+    """The file's last documents, about `max_words` words in all.
+
+    The fit reads a dev file from its end and `nextword eval --max-words` from its
+    start, so the published figures are not measured on the words the weights saw.
+    """
+    docs, _ = read_documents(path, None)
+    out: list[str] = []
+    budget = max_words
+    for doc in reversed(docs):
+        if budget <= 0:
+            break
+        words = list(WORD_RE.finditer(doc))
+        if len(words) > budget:  # keep the document's end, `budget` words of it
+            doc = doc[words[-budget].start() :]
+        out.append(doc)
+        budget -= len(words)
+    return out
+
+
+def _pad(positions: list[np.ndarray]) -> np.ndarray:
+    width = max(len(p) for p in positions)
+    out = np.zeros((len(positions), width, positions[0].shape[1]))
+    for i, rows in enumerate(positions):
+        out[i, : len(rows)] = rows
+        out[i, len(rows) :] = np.where(np.isnan(rows[1]), np.nan, 0.0)
+    return out
+
+
+def score(positions: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
+    """(top-3 rate, mean log-probability of the word typed) of one weight vector."""
+    confidence, probs = np.nan_to_num(positions[:, 0, :]), positions[:, 1:, :]
+    effective = confidence * weights  # (N, C): absent components weigh nothing
+    norm = effective.sum(axis=1)  # (N,)
+    mixed = (np.nan_to_num(probs) * effective[:, None, :]).sum(axis=2) / norm[:, None]  # (N, R)
+    true = mixed[:, 0]
+    rank = (mixed[:, 1:] > true[:, None]).sum(axis=1)
+    top3 = float(((rank < 3) & (true > 0)).mean())
+    return top3, float(np.log(np.maximum(true, FLOOR)).mean())
+
+
+def fit(starts: np.ndarray, letters: np.ndarray) -> tuple[dict[str, float], float, float]:
+    """The grid point with the best top-3 rate (word starts and first letters, averaged;
+    then the word-start likelihood), with that rate and likelihood."""
+    steps = int(round(1 / GRID_STEP))
+    best: tuple[float, float] = (-1.0, -np.inf)
+    best_w = None
+    for combo in itertools.product(range(steps + 1), repeat=len(NAMES)):
+        if sum(combo) != steps or combo[0] + combo[1] == 0:
+            continue
+        w = np.array(combo, dtype=np.float64) * GRID_STEP
+        top3_start, ll = score(starts, w)
+        top3_letter, _ = score(letters, w)
+        result = ((top3_start + top3_letter) / 2, ll)
+        if result > best:
+            best, best_w = result, w
+    assert best_w is not None
+    weights = {n: round(float(x), 3) for n, x in zip(NAMES, best_w, strict=True)}
+    return weights, best[0], best[1]
+
+
+def fit_evidence(
+    starts: np.ndarray,
+    letters: np.ndarray,
+    start_words: np.ndarray,
+    letter_words: np.ndarray,
+) -> tuple[dict[str, float], float, float, float, dict[str, float]]:
+    """The weights and the caches' half-weight length: the weights at fixed cache weight
+    first, then the length by the same objective on the first SHORT_WORDS words of each
+    document (where it matters), then the weights again at that length, on everything.
+
+    Returns (weights, half length, top-3, likelihood, short-document top-3 per length).
+    """
+    weights, _, _ = fit(starts, letters)
+    vector = np.array([weights[n] for n in NAMES])
+    early_starts, early_letters = start_words < SHORT_WORDS, letter_words < SHORT_WORDS
+    by_half = {}
+    for half in EVIDENCE_GRID:
+        top3_start, ll = score(scaled(starts, start_words, half)[early_starts], vector)
+        top3_letter, _ = score(scaled(letters, letter_words, half)[early_letters], vector)
+        by_half[half] = ((top3_start + top3_letter) / 2, ll)
+    best = max(EVIDENCE_GRID, key=lambda h: by_half[h])
+    weights, top3, ll = fit(scaled(starts, start_words, best), scaled(letters, letter_words, best))
+    grid = {f"{h:g}": round(by_half[h][0], 4) for h in EVIDENCE_GRID}
+    return weights, best, top3, ll, grid
+
+
+def fit_and_save(model_dir: Path, files: list[Path], max_words: int) -> dict[str, float]:
+    from nextword.engine.engine import Engine
+
+    engine = Engine.load(model_dir, warmup=False)
+    positions = collect(engine, files, max_words)
+    weights, half, top3, ll, grid = fit_evidence(*positions)
+    # The personal store's weights (learning_fit.py) are fitted separately: keep them.
+    old = _read(model_dir / "mixture.json")
+    personal = {k: v for k, v in old.get("weights", {}).items() if k in ("user", "userbigram")}
+    record: dict[str, Any] = {
+        "weights": {**weights, **personal},
+        "doc_evidence_words": half,
+        "objective": "top-3 rate at word starts and after one letter, then log-likelihood",
+        "top3": round(top3, 4),
+        "mean_log_likelihood": round(ll, 4),
+        "doc_evidence_grid_top3": grid,
+        "doc_evidence_fitted_on": f"the first {SHORT_WORDS} words of each document",
+        "positions": len(positions[0]),
+        "fitted_on": [str(f) for f in files],
+        "max_words_per_file": max_words,
+    }
+    if "user_fit" in old:
+        record["user_fit"] = old["user_fit"]
+    (model_dir / "mixture.json").write_text(json.dumps(record, indent=2) + "\n")
+    print(
+        f"mixture weights {weights}, document caches at half weight after {half:g} words: "
+        f"top-3 {top3:.3f}, log-likelihood {ll:.3f}"
+    )
+    return weights
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+HAN_DOC_GRID = (0.0, 0.15, 0.3, 0.5, 0.8)
+HAN_FIT_DOCUMENTS = 4
+HAN_FIT_CHARS = 1500
+
+
+def fit_han_and_save(model_dir: Path, files: list[Path]) -> dict[str, float]:
+    """A Chinese model's mixture: its distribution and the document cache (hancache.py).
+
+    The word trigram and the word caches count space-separated words, which Chinese
+    does not have: they are off. The cache's weight is the grid value with the best
+    continuation top-3 at every Han position of the first HAN_FIT_CHARS characters
+    of the last HAN_FIT_DOCUMENTS dev documents (those an evaluation of the first
+    dev characters never reads), ties broken by the characters accepted beyond the
+    first.
+    """
+    from nextword.engine.engine import Engine
+    from nextword.engine.words import is_han
+    from nextword.evaluation.evaluate import read_documents
+
+    engine = Engine.load(model_dir, warmup=False)
+    docs = [d for f in files for d in read_documents(f, None)[0][-HAN_FIT_DOCUMENTS:]]
+    results = []
+    for w in HAN_DOC_GRID:
+        engine.weights = {"neural": 1.0, "ngram": 0.0, "doc": w, "docbigram": 0.0}
+        positions = hits = saved = 0
+        for doc in docs:
+            decider = engine.decider()
+            for i in range(min(len(doc), HAN_FIT_CHARS)):
+                if not is_han(doc[i]):
+                    continue
+                rest = doc[i:]
+                top = [c.text for c in decider.decide(doc[:i], "", 3)]
+                matched = [len(c) for c in top if rest.startswith(c)]
+                positions += 1
+                hits += bool(matched)
+                saved += max(matched, default=1) - 1
+        results.append((hits / max(positions, 1), saved / max(positions, 1), w))
+        print(f"doc weight {w}: continuation top-3 {results[-1][0]:.4f}", flush=True)
+    top3, _, best = max(results)
+    weights = {"neural": 1.0, "ngram": 0.0, "doc": best, "docbigram": 0.0}
+    record = {
+        "weights": weights,
+        "objective": "the document cache's weight by continuation top-3 at each Han position "
+        "(then characters accepted), the word trigram and word caches off",
+        "grid": {str(w): round(t, 4) for t, _, w in results},
+        "top3": round(top3, 4),
+        "fitted_on": [f"{f} (first {HAN_FIT_CHARS} characters of the last "
+                      f"{HAN_FIT_DOCUMENTS} documents)" for f in files],
+    }  # fmt: skip
+    (model_dir / "mixture.json").write_text(json.dumps(record, indent=2) + "\n")
+    return weights

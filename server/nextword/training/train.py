@@ -1,0 +1,543 @@
+"""`nextword train`: the byte-level BPE tokenizer, the MLX model, and the word tables.
+
+A run lives in one directory (`--run`), so an interrupted run resumes where its last
+checkpoint left it:
+
+    runs/en/tokenizer.json         trained once, then reused
+    runs/en/tokens-{train,dev}.npy the corpus encoded once (uint16 token ids)
+    runs/en/checkpoint/            weights, optimizer state and step, written atomically
+    runs/en/log.jsonl              training and validation loss per interval
+
+`--export DIR` writes an mlx-lm model directory (config.json, model.safetensors,
+tokenizer files) plus the word tables the decider mixes in (see lexicon.py, ngram.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nextword.errors import CommandError
+
+SPECIAL_TOKEN = "<|endoftext|>"
+# The default English sources: everyday prose, technical prose and code. The KJV's
+# archaic English is left out: its idioms compete with modern prose for capacity.
+DEFAULT_SOURCES = (
+    "email",
+    "sotu",
+    "wiki",
+    "handbook",
+    "moby",
+    "pydocs",
+    "relnotes",
+    "debref",
+    "kernel",
+    "manpages",
+    "pystdlib",
+)
+
+PROSE_SOURCES = ("wiki", "handbook")
+# Named training mixes: each source's share of the batches (normalised over the sources
+# trained on). "sqrt" is the first model's: sqrt(size), prose counted double. The two
+# everyday mixes were compared on short runs; the model card records the figures.
+MIXES: dict[str, dict[str, float]] = {
+    "everyday50": {
+        "email": 14,
+        "sotu": 12,
+        "wiki": 12,
+        "handbook": 6,
+        "moby": 6,
+        "pydocs": 12,
+        "kernel": 10,
+        "pystdlib": 12,
+        "relnotes": 6,
+        "debref": 3,
+        "manpages": 7,
+    },
+    "everyday70": {
+        "email": 20,
+        "sotu": 16,
+        "wiki": 18,
+        "handbook": 8,
+        "moby": 8,
+        "pydocs": 8,
+        "kernel": 5,
+        "pystdlib": 9,
+        "relnotes": 4,
+        "debref": 2,
+        "manpages": 2,
+    },
+}
+DEFAULT_MIX = "everyday70"
+# CJK ideographs (with extension A and compatibility forms), CJK punctuation, and
+# full-width forms: one character each, never merged with a neighbour.
+CJK_CHARACTER = r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]"
+
+
+@dataclass
+class Shape:
+    """The model's size: a standard mlx-lm `llama` with tied embeddings."""
+
+    hidden_size: int = 256
+    num_hidden_layers: int = 4
+    num_attention_heads: int = 4
+    intermediate_size: int = 1024
+    vocab_size: int = 8192
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "model_type": "llama",
+            "architectures": ["LlamaForCausalLM"],
+            "hidden_size": self.hidden_size,
+            "num_hidden_layers": self.num_hidden_layers,
+            "num_attention_heads": self.num_attention_heads,
+            "num_key_value_heads": self.num_attention_heads,
+            "intermediate_size": self.intermediate_size,
+            "vocab_size": self.vocab_size,
+            "rms_norm_eps": 1e-5,
+            "rope_theta": 10000.0,
+            "max_position_embeddings": 512,
+            "tie_word_embeddings": True,
+            "bos_token_id": 0,
+            "eos_token_id": 0,
+        }
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        help="the prepared corpus (default: where `nextword prepare-corpus` wrote it)",
+    )
+    parser.add_argument("--run", type=Path, default=Path("runs/en"), help="run directory")
+    parser.add_argument("--sources", default=",".join(DEFAULT_SOURCES))
+    parser.add_argument("--vocab", type=int, default=8192)
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--heads", type=int, default=4)
+    parser.add_argument("--ffn", type=int, default=1024)
+    parser.add_argument("--seq", type=int, default=128, help="training sequence length")
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--warmup", type=int, default=200, help="warm-up steps")
+    parser.add_argument("--steps", type=int, default=20000, help="total steps of the schedule")
+    parser.add_argument("--minutes", type=float, default=0.0, help="stop after this long")
+    parser.add_argument("--eval-every", type=int, default=200)
+    parser.add_argument("--save-every", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--mix",
+        help=f"source shares: one of {', '.join(['sqrt', *MIXES])}, or source=share,... "
+        f"(default: the run's own, else {DEFAULT_MIX} for the default sources, else sqrt)",
+    )
+    parser.add_argument("--resume-from", type=Path, help="start from this model directory")
+    parser.add_argument(
+        "--export", type=Path, help="write the model directory here (after training)"
+    )
+    parser.add_argument("--export-only", action="store_true", help="export without training")
+    parser.add_argument(
+        "--fit-words", type=int, default=1500, help="dev words per source to fit the mixture on"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+
+    sources = [s for s in args.sources.split(",") if s]
+    if args.corpus is None:
+        from nextword.data.corpus import default_corpus
+
+        args.corpus = default_corpus()
+    if not args.corpus.is_dir():
+        raise CommandError(f"no corpus at {args.corpus}: run `nextword prepare-corpus` first")
+    args.run.mkdir(parents=True, exist_ok=True)
+    tokenizer_path = args.run / "tokenizer.json"
+    if args.resume_from and not tokenizer_path.exists():
+        shutil.copy(args.resume_from / "tokenizer.json", tokenizer_path)
+    if not tokenizer_path.exists():
+        train_tokenizer(corpus_files(args.corpus, "train", sources), tokenizer_path, args.vocab)
+    tokens = {
+        split: encode_split(args.corpus, split, sources, tokenizer_path, args.run)
+        for split in ("train", "dev")
+    }
+    shape = Shape(args.hidden, args.layers, args.heads, args.ffn, args.vocab)
+    if not args.export_only:
+        train_model(args, shape, tokens)
+    if args.export:
+        export(args.run, args.export, args.corpus, sources)
+        finish_export(args.export, args.corpus, sources, args.fit_words)
+    return 0
+
+
+def corpus_files(corpus: Path, split: str, sources: list[str]) -> list[Path]:
+    """The existing `<corpus>/<split>/<source>.txt` files, in `sources` order."""
+    files = [corpus / split / f"{s}.txt" for s in sources]
+    missing = [str(f) for f in files if not f.exists()]
+    if missing:
+        raise CommandError(f"missing corpus files: {', '.join(missing)}")
+    return files
+
+
+def train_tokenizer(files: list[Path], out: Path, vocab_size: int) -> None:
+    """Train a byte-level BPE tokenizer (HF `tokenizers`) on the training text."""
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE())
+    # Chinese has no spaces: isolating each CJK character keeps merges inside one, so
+    # a Chinese token is exactly one character and the next token is the next character
+    # (no token spans a word boundary the text does not mark).
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(CJK_CHARACTER), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False),
+        ]
+    )
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[SPECIAL_TOKEN],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        min_frequency=2,
+        show_progress=True,
+    )
+    print(f"training a {vocab_size}-token byte-level BPE tokenizer")
+    tokenizer.train([str(f) for f in files], trainer)
+    tokenizer.save(str(out))
+
+
+def encode_split(
+    corpus: Path, split: str, sources: list[str], tokenizer_path: Path, run_dir: Path
+) -> dict[str, np.ndarray]:
+    """Token ids per source, documents joined by the special token; cached in the run."""
+    from tokenizers import Tokenizer
+
+    from nextword.evaluation.evaluate import read_documents
+
+    tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    sep = tokenizer.token_to_id(SPECIAL_TOKEN)
+    if sep is None:
+        raise ValueError(f"{tokenizer_path} lacks the {SPECIAL_TOKEN} token")
+    out: dict[str, np.ndarray] = {}
+    for source in sources:
+        cache = run_dir / f"tokens-{split}-{source}.npy"
+        if cache.exists():
+            out[source] = np.load(cache)
+            continue
+        docs, _ = read_documents(corpus / split / f"{source}.txt", None)
+        ids: list[int] = []
+        for encoding in tokenizer.encode_batch(docs):
+            ids.append(sep)
+            ids.extend(encoding.ids)
+        arr = np.asarray(ids, dtype=np.uint16)
+        np.save(cache, arr)
+        print(f"encoded {split}/{source}: {len(docs)} documents, {len(arr):,} tokens")
+        out[source] = arr
+    return out
+
+
+def lr_at(step: int, *, peak: float, warmup: int, total: int) -> float:
+    """Linear warm-up, then cosine decay to a tenth of the peak."""
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    progress = min(1.0, (step - warmup) / max(1, total - warmup))
+    return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def train_model(
+    args: argparse.Namespace, shape: Shape, tokens: dict[str, dict[str, np.ndarray]]
+) -> None:
+    import mlx.core as mx
+    import mlx.nn as nn
+    import mlx.optimizers as optim
+    from mlx.utils import tree_unflatten
+
+    from nextword.engine.architectures import architecture
+    from nextword.engine.loader import load_safetensors, parameter_count
+
+    arch = architecture("llama")
+    model = arch.Model(arch.ModelArgs.from_dict(shape.config()))
+    ckpt = args.run / "checkpoint"
+    state: dict[str, Any] = {"step": 0, "tokens_seen": 0, "seconds": 0.0}
+    optimizer = optim.AdamW(learning_rate=args.lr, weight_decay=0.1, betas=[0.9, 0.95])
+    if (ckpt / "state.json").exists():
+        model.load_weights(str(ckpt / "model.safetensors"))
+        opt_state = load_safetensors(str(ckpt / "optimizer.safetensors"))
+        optimizer.state = tree_unflatten(list(opt_state.items()))
+        state = json.loads((ckpt / "state.json").read_text())
+        print(f"resumed at step {state['step']} ({state['tokens_seen']:,} tokens seen)")
+    elif args.resume_from:
+        model.load_weights(str(args.resume_from / "model.safetensors"))
+        model.set_dtype(mx.float32)
+        earlier = args.resume_from / "training.json"
+        if earlier.exists():
+            # The model card counts every token the weights have seen, over all runs.
+            seen = json.loads(earlier.read_text())
+            state["tokens_before"] = seen.get("tokens_seen", 0) + seen.get("tokens_before", 0)
+        print(f"starting from the weights of {args.resume_from}")
+    state["shape"] = asdict(shape)
+    mx.eval(model.parameters())
+    n_params = parameter_count(model)
+    print(f"model: {n_params / 1e6:.2f}M parameters, {shape}")
+
+    train = tokens["train"]
+    names = list(train)
+    mix = args.mix or state.get("mix") or default_mix(list(train))
+    state["mix"] = mix
+    weights = mix_weights(mix, {s: len(a) for s, a in train.items()})
+    probs = np.array([weights[s] for s in names])
+    rng = np.random.default_rng(args.seed + state["step"])
+    seq, batch = args.seq, args.batch
+    print("source mix: " + ", ".join(f"{s} {weights[s]:.1%}" for s in names))
+
+    def loss_fn(model: nn.Module, x: mx.array, y: mx.array) -> mx.array:
+        logits = model(x)  # (B, L, V)
+        return nn.losses.cross_entropy(logits, y, reduction="mean")
+
+    loss_and_grad = nn.value_and_grad(model, loss_fn)
+    step_state = [model.state, optimizer.state]
+
+    def step_fn(x: mx.array, y: mx.array) -> mx.array:
+        loss, grads = loss_and_grad(model, x, y)
+        grads, _ = optim.clip_grad_norm(grads, 1.0)
+        optimizer.update(model, grads)
+        return loss
+
+    step_fn = mx.compile(step_fn, inputs=step_state, outputs=step_state)
+    # 24 windows a source: 8 gave losses too noisy to compare two mixes by.
+    dev_batches = fixed_batches(tokens["dev"], seq, per_source=24, seed=1234)
+
+    def validate() -> dict[str, float]:
+        losses = {}
+        for source, (x, y) in dev_batches.items():
+            losses[source] = float(loss_fn(model, mx.array(x), mx.array(y)))
+        losses["mean"] = float(np.mean(list(losses.values())))
+        return losses
+
+    from tqdm import tqdm
+
+    # Line-buffered: every record is on disk at once, however the process ends.
+    log = (args.run / "log.jsonl").open("a", buffering=1)
+    # A bar on a terminal; in a log file (a background run) the periodic lines suffice.
+    bar = tqdm(
+        total=args.steps, initial=state["step"], unit="step", disable=not sys.stderr.isatty()
+    )
+    start = time.perf_counter()
+    deadline = start + args.minutes * 60 if args.minutes else math.inf
+    window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
+    while state["step"] < args.steps and time.perf_counter() < deadline:
+        optimizer.learning_rate = lr_at(
+            state["step"], peak=args.lr, warmup=args.warmup, total=args.steps
+        )
+        chunk = sample_batch(train, names, probs, rng, batch=batch, seq=seq)
+        loss = step_fn(mx.array(chunk[:, :-1]), mx.array(chunk[:, 1:]))
+        mx.eval(loss, step_state)
+        state["step"] += 1
+        state["tokens_seen"] += batch * seq
+        bar.update(1)
+        window_loss += float(loss)
+        window_tokens += batch * seq
+        if state["step"] % 20 == 0:
+            elapsed = time.perf_counter() - window_start
+            bar.set_postfix(loss=f"{window_loss / 20:.3f}", tok_s=f"{window_tokens / elapsed:,.0f}")
+            bar.write(
+                f"step {state['step']}/{args.steps} loss {window_loss / 20:.3f} "
+                f"lr {float(optimizer.learning_rate):.2e} {window_tokens / elapsed:,.0f} tok/s"
+            )
+            log.write(json.dumps({"step": state["step"], "train_loss": window_loss / 20}) + "\n")
+            window_loss, window_tokens, window_start = 0.0, 0, time.perf_counter()
+        if state["step"] % args.eval_every == 0:
+            val = validate()
+            state["val_loss"] = val  # the latest, for an export mid-run
+            bar.write("validation " + " ".join(f"{k} {v:.3f}" for k, v in val.items()))
+            log.write(json.dumps({"step": state["step"], "val_loss": val}) + "\n")
+            log.flush()
+        if state["step"] % args.save_every == 0:
+            state["seconds"] += time.perf_counter() - start
+            start = time.perf_counter()
+            save_checkpoint(ckpt, model, optimizer, state)
+    bar.close()
+    log.close()
+    state["seconds"] += time.perf_counter() - start
+    save_checkpoint(ckpt, model, optimizer, state)
+    val = validate()
+    state["val_loss"] = val
+    (ckpt / "state.json").write_text(json.dumps(state, indent=1))
+    print(f"stopped at step {state['step']}: validation loss {val['mean']:.3f}")
+
+
+def default_mix(sources: list[str]) -> str:
+    """DEFAULT_MIX for the default sources (or a subset); "sqrt" for sources it lacks."""
+    return DEFAULT_MIX if set(sources) <= set(MIXES[DEFAULT_MIX]) else "sqrt"
+
+
+def mix_weights(mix: str, sizes: dict[str, int]) -> dict[str, float]:
+    """Sampling share per source for a named mix or an explicit "source=share,..." list."""
+
+    if mix == "sqrt":
+        return source_weights(sizes)
+    if mix in MIXES:
+        shares = MIXES[mix]
+    else:
+        try:
+            shares = {k.strip(): float(v) for k, v in (p.split("=") for p in mix.split(","))}
+        except ValueError as err:
+            raise CommandError(f"--mix {mix!r}: expected a mix name or source=share,...") from err
+    missing = [s for s in sizes if shares.get(s, 0) <= 0]
+    if missing:
+        raise CommandError(f"--mix {mix!r} gives no share to {', '.join(missing)}")
+    total = sum(shares[s] for s in sizes)
+    return {s: shares[s] / total for s in sizes}
+
+
+def source_weights(sizes: dict[str, int]) -> dict[str, float]:
+    """Sampling share per source: proportional to sqrt(size), prose counted double.
+
+    Plain concatenation would give the kernel docs 40% of every batch and the
+    Wikipedia prose 4%; the square root evens that out without repeating small
+    sources to death.
+    """
+    raw = {s: math.sqrt(n) * (2.0 if s in PROSE_SOURCES else 1.0) for s, n in sizes.items()}
+    total = sum(raw.values())
+    return {s: w / total for s, w in raw.items()}
+
+
+def sample_batch(
+    train: dict[str, np.ndarray],
+    names: list[str],
+    probs: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    batch: int,
+    seq: int,
+) -> np.ndarray:
+    """(B, seq + 1) windows: a source per row by the mix, then a random offset in it."""
+    rows = []
+    for source in rng.choice(len(names), size=batch, p=probs):
+        arr = train[names[source]]
+        o = int(rng.integers(0, len(arr) - seq - 1))
+        rows.append(arr[o : o + seq + 1])
+    return np.stack(rows).astype(np.int32)
+
+
+def fixed_batches(
+    tokens: dict[str, np.ndarray], seq: int, *, per_source: int, seed: int
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The same validation windows every time, so losses compare across a run."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for source, arr in tokens.items():
+        if len(arr) <= seq + 1:
+            continue
+        offsets = rng.integers(0, len(arr) - seq - 1, size=per_source)
+        chunk = np.stack([arr[o : o + seq + 1] for o in offsets]).astype(np.int32)
+        out[source] = (chunk[:, :-1], chunk[:, 1:])
+    return out
+
+
+def save_checkpoint(ckpt: Path, model: Any, optimizer: Any, state: dict[str, Any]) -> None:
+    """Write the checkpoint into a temporary folder, then swap it in (crash-safe)."""
+    import mlx.core as mx
+    from mlx.utils import tree_flatten
+
+    tmp = ckpt.with_name(ckpt.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    model.save_weights(str(tmp / "model.safetensors"))
+    mx.save_safetensors(str(tmp / "optimizer.safetensors"), dict(tree_flatten(optimizer.state)))
+    (tmp / "state.json").write_text(json.dumps(state, indent=1))
+    old = ckpt.with_name(ckpt.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if ckpt.exists():
+        os.replace(ckpt, old)
+    os.replace(tmp, ckpt)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
+    """Write an mlx-lm model directory from the run's last checkpoint."""
+    import mlx.core as mx
+
+    from nextword.engine.lexicon import build_han_tables, build_tables
+    from nextword.engine.loader import load_safetensors
+
+    ckpt = run_dir / "checkpoint"
+    state = json.loads((ckpt / "state.json").read_text())
+    weights = load_safetensors(str(ckpt / "model.safetensors"))
+    shape = Shape(**state["shape"])
+    out.mkdir(parents=True, exist_ok=True)
+    config = shape.config()
+    config["torch_dtype"] = "float16"
+    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    # fp16 on disk halves the size; the loader upcasts to fp32, the fast type on CPU.
+    mx.save_safetensors(
+        str(out / "model.safetensors"),
+        {k: v.astype(mx.float16) for k, v in weights.items()},
+        metadata={"format": "mlx"},
+    )
+    shutil.copy(run_dir / "tokenizer.json", out / "tokenizer.json")
+    (out / "tokenizer_config.json").write_text(
+        json.dumps(
+            {
+                "tokenizer_class": "PreTrainedTokenizerFast",
+                "bos_token": SPECIAL_TOKEN,
+                "eos_token": SPECIAL_TOKEN,
+                "unk_token": SPECIAL_TOKEN,
+                "model_max_length": 512,
+                "add_bos_token": False,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    (out / "special_tokens_map.json").write_text(
+        json.dumps({"bos_token": SPECIAL_TOKEN, "eos_token": SPECIAL_TOKEN}, indent=2) + "\n"
+    )
+    if is_chinese(corpus, sources):
+        segmented = [corpus / "train" / f"{s}.seg.txt" for s in sources]
+        build_han_tables([f for f in segmented if f.exists()], out)
+    else:
+        files = corpus_files(corpus, "train", sources)
+        mix = state.get("mix")
+        shares = None
+        if mix:
+            sizes = {s: f.stat().st_size for s, f in zip(sources, files, strict=True)}
+            weights = mix_weights(mix, sizes)
+            shares = [weights[s] for s in sources]
+        build_tables(files, out, shares)
+    kept = ("step", "tokens_seen", "tokens_before", "seconds", "val_loss", "mix")
+    training = {k: state[k] for k in kept if k in state}
+    training["sources"] = sources
+    training["shape"] = asdict(shape)
+    (out / "training.json").write_text(json.dumps(training, indent=2) + "\n")
+    print(f"exported {out}")
+
+
+def finish_export(out: Path, corpus: Path, sources: list[str], fit_words: int) -> None:
+    """Fit the mixture on dev text, then write the model card."""
+    from nextword.training.mixture import fit_and_save, fit_han_and_save
+    from nextword.training.modelcard import write_card
+
+    if is_chinese(corpus, sources):
+        fit_han_and_save(out, corpus_files(corpus, "dev", sources))
+    else:
+        fit_and_save(out, corpus_files(corpus, "dev", sources), fit_words)
+    write_card(out, corpus / "manifest.json")
+
+
+def is_chinese(corpus: Path, sources: list[str]) -> bool:
+    """True when the manifest marks every source as Chinese (no manifest: English)."""
+    path = corpus / "manifest.json"
+    if not path.exists():
+        return False
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    langs = {e["id"]: e.get("lang", "en") for e in manifest["sources"]}
+    return all(langs.get(s) == "zh" for s in sources)

@@ -1,0 +1,93 @@
+"""The committed default model: it loads fast enough and its decisions make sense."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import nextword
+from nextword.engine.engine import Engine
+
+
+def test_prefix_inside_a_token_offers_the_common_words(default_engine: Engine):
+    words = [c.text for c in default_engine.decider().decide("I think ", "th", 10)]
+    assert {"the", "this", "that"} <= set(words)
+
+
+def test_sentence_start_offers_capitalised_words(default_engine: Engine):
+    words = [c.text for c in default_engine.decider().decide("It was late. ", "", 5)]
+    assert words and all(w[0].isupper() for w in words[:3])
+
+
+def test_common_phrase(default_engine: Engine):
+    words = [
+        c.text for c in default_engine.decider().decide("for more information, see the ", "", 10)
+    ]
+    assert words and all(w.isidentifier() or "'" in w for w in words)
+
+
+def test_code_identifiers_from_the_document(default_engine: Engine):
+    context = "def parse_config(path):\n    return path\n\nresult = "
+    words = [c.text for c in default_engine.decider().decide(context, "par", 3)]
+    assert words[0] == "parse_config"
+
+
+def test_model_card_exists_and_names_the_data():
+    card = (Engine.load.__globals__["DEFAULT_MODEL"] / "README.md").read_text()
+    for needed in ("licence", "tokens seen", "Validation loss", "wiki", "Mixture weights"):
+        assert needed in card
+
+
+def test_predict_json_shape():
+    out = json.loads(nextword("predict", "The cat sat on the", "--json", "--k", "3").stdout)
+    assert set(out) == {"candidates", "ms"}
+    assert 1 <= len(out["candidates"]) <= 3
+    assert all(c["text"].startswith("the") for c in out["candidates"])
+
+
+def test_predict_table_for_empty_and_whitespace_text():
+    for text in ("", "   "):
+        result = nextword("predict", text)
+        assert result.returncode == 0 and "ms" in result.stdout
+
+
+def test_doctor_names_backend_blas_and_model():
+    info = json.loads(nextword("doctor", "--json").stdout)
+    assert info["backend"].startswith(("cpu+", "gpu+"))
+    assert info["blas"]["name"] in ("openblas", "reference", "accelerate", "custom")
+    assert info["model"]["parameters"] > 1_000_000
+    assert info["chinese_model"]["parameters"] > 1_000_000
+    assert info["chinese_model"]["path"].endswith("zh")
+    assert info["presage"]["available"] is True  # scripts/test installs it
+
+
+def test_a_document_or_paragraph_never_opens_with_a_heading_or_a_url(default_engine):
+    from nextword.engine.lexicon import is_shouted
+
+    for context in ("", "   ", "Hi Anna,\n\n", "Thanks.\n \n"):
+        words = [c.text for c in default_engine.decider().decide(context, "", 10)]
+        assert words and not [w for w in words if is_shouted(w)], (context, words)
+        assert not {"http", "https", "www"} & set(words), (context, words)
+    # Unless the document itself writes it.
+    context = "SPDX-License-Identifier: MIT\n\nSPDX notes\n\n"
+    words = [c.text for c in default_engine.decider().decide(context, "", 10)]
+    assert "SPDX" in words
+
+
+def test_a_short_document_does_not_offer_its_own_words_back(default_engine):
+    """Four words in, the document caches have little weight: the model's words lead."""
+    prompt = "The history of the "
+    words = [c.text for c in default_engine.decider().decide(prompt, "", 5)]
+    repeated = [w for w in words if w.lower() in prompt.lower().split()]
+    assert len(repeated) <= 1, words
+
+
+def test_everyday_phrases_get_everyday_words(default_engine):
+    words = [c.text for c in default_engine.decider().decide("Thank you for your ", "", 5)]
+    assert {"help", "time", "email", "message", "reply", "support", "consideration"} & set(words)
+    assert "kernel" not in words, words
+
+
+def test_a_sentence_start_is_not_a_number_after_two_spaces(default_engine):
+    """Emails put two spaces after a full stop; the model's P(" ") is not a number's."""
+    words = [c.text for c in default_engine.decider().decide("It was late. ", "", 3)]
+    assert all(w[0].isupper() for w in words), words

@@ -1,0 +1,115 @@
+"""`nextword eval` implements docs/EVAL.md: a smoke run with both baselines."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from conftest import FIXTURES, nextword
+from nextword.evaluation.evaluate import Tally, type_document
+
+QUALITY = ("ksr@1", "ksr@3", "ksr@5", "top1", "top3", "mrr@5")
+
+
+def run_eval(model: Path, *files: Path, extra: tuple[str, ...] = ()) -> dict:
+    result = nextword(
+        "eval", *map(str, files), "--model", str(model), "--json", "--no-progress",
+        "--train", str(FIXTURES / "corpus-tiny" / "train" / "tiny.txt"), *extra,
+    )  # fmt: skip
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_eval_json_has_the_protocol_keys(tiny_model: Path, tmp_path: Path):
+    plot = tmp_path / "eval.png"
+    out = run_eval(
+        tiny_model,
+        FIXTURES / "eval" / "prose.txt",
+        extra=("--baseline", "unigram,presage", "--plot", str(plot)),
+    )
+    assert out["file"].endswith("prose.txt") and out["words"] > 50
+    for key in QUALITY:
+        assert 0 <= out[key] <= 1
+        assert 0 <= out["baselines"]["unigram"][key] <= 1
+        assert 0 <= out["baselines"]["presage"][key] <= 1
+    assert out["ksr@1"] <= out["ksr@3"] <= out["ksr@5"]
+    for part in ("boundary", "inword"):
+        assert out["latency_ms"][part]["p50"] <= out["latency_ms"][part]["p99"]
+    assert out["backend"].startswith("cpu+")
+    assert plot.stat().st_size > 10_000
+
+
+def test_eval_survives_invalid_utf8(tiny_model: Path):
+    out = run_eval(tiny_model, FIXTURES / "eval" / "invalid-utf8.txt")
+    assert out["words"] > 0 and out["invalid_utf8_replaced"] >= 3
+
+
+def test_eval_of_two_files_prints_a_list(tiny_model: Path):
+    path = FIXTURES / "eval" / "prose.txt"
+    out = run_eval(tiny_model, path, path)
+    assert isinstance(out, list) and len(out) == 2
+
+
+def test_eval_rejects_a_missing_file(tiny_model: Path, tmp_path: Path):
+    result = nextword("eval", str(tmp_path / "none.txt"), check=False)
+    assert result.returncode == 1 and "no such file" in result.stderr
+
+
+def refusal(*args: str) -> str:
+    """Run eval, which must refuse at once: exit 1, one line on stderr, nothing typed."""
+    result = nextword("eval", *args, "--no-progress", check=False)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_eval_refuses_what_is_not_text(tmp_path: Path):
+    assert "is not text (binary data)" in refusal("/bin/ls")
+    assert "is a directory" in refusal(str(tmp_path))
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert "has no words to type" in refusal(str(empty))
+    blank = tmp_path / "blank.txt"
+    blank.write_text("\n \f\n  ...  \n")
+    assert "has no words to type" in refusal(str(blank))
+    noise = tmp_path / "noise.dat"  # no NUL byte, but no UTF-8 either
+    noise.write_bytes(bytes(range(128, 256)) * 40 + b" the end")
+    assert "is not UTF-8 text" in refusal(str(noise))
+
+
+def test_eval_checks_for_matplotlib_before_running(tmp_path: Path):
+    """Without matplotlib, --plot fails before the run, not after it."""
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "matplotlib.py").write_text("raise ImportError('not installed')\n")
+    env = {**os.environ, "PYTHONPATH": str(shadow)}
+    result = nextword(
+        "eval", str(FIXTURES / "eval" / "prose.txt"), "--plot", str(tmp_path / "p.png"),
+        check=False, env=env,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "--plot needs matplotlib: pip install 'nextword[plot]'" in result.stderr
+    assert result.stdout == ""
+
+
+def test_keystroke_accounting_follows_the_protocol():
+    """A typist that always offers the right word at the first keystroke saves the most."""
+    doc = "the cat sat"
+
+    def oracle(context: str, prefix: str, k: int) -> list[str]:
+        words = doc.split()
+        return [words[len(context.split())]]
+
+    def blind(context: str, prefix: str, k: int) -> list[str]:
+        return []
+
+    tally = Tally()
+    type_document(doc, oracle, tally)
+    # 3 accepts + 2 spaces typed = 5 keystrokes for 11 characters.
+    assert tally.quality()["ksr@1"] == round(1 - 5 / 11, 4)
+    assert tally.quality()["top1"] == 1.0
+    tally = Tally()
+    type_document(doc, blind, tally)
+    assert tally.quality()["ksr@5"] == 0.0

@@ -1,0 +1,67 @@
+"""`nextword train` end to end on the fixture corpus: tokenizer, checkpoints, export."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import FIXTURES, nextword
+
+
+def test_export_is_an_mlx_lm_model_directory(tiny_model: Path):
+    config = json.loads((tiny_model / "config.json").read_text())
+    assert config["model_type"] == "llama"
+    for name in ("model.safetensors", "tokenizer.json", "tokenizer_config.json"):
+        assert (tiny_model / name).exists(), name
+    training = json.loads((tiny_model / "training.json").read_text())
+    assert training["step"] == 20 and training["tokens_seen"] == 20 * 4 * 32
+    mixture = json.loads((tiny_model / "mixture.json").read_text())
+    assert abs(sum(mixture["weights"].values()) - 1) < 1e-6
+
+
+def test_mlx_lm_itself_loads_the_export(tiny_model: Path):
+    """The directory is in mlx-lm's format: mlx_lm's own loader accepts it."""
+    code = (
+        "import sys; from mlx_lm import load; "
+        "model, tokenizer = load(sys.argv[1]); "
+        "print(model.args.vocab_size, tokenizer.encode('the editor'))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(tiny_model)], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.startswith("300 [")
+
+
+def test_training_resumes_from_its_checkpoint(tiny_run: Path, tmp_path: Path):
+    run = tmp_path / "run"
+    common = [
+        "train", "--corpus", str(FIXTURES / "corpus-tiny"), "--sources", "tiny",
+        "--run", str(run), "--vocab", "300", "--hidden", "32", "--layers", "2", "--heads", "2",
+        "--ffn", "64", "--seq", "32", "--batch", "4", "--warmup", "2", "--save-every", "5",
+    ]  # fmt: skip
+    nextword(*common, "--steps", "5")
+    out = nextword(*common, "--steps", "8").stdout
+    assert "resumed at step 5" in out
+    state = json.loads((run / "checkpoint" / "state.json").read_text())
+    assert state["step"] == 8
+
+
+def test_missing_corpus_is_a_one_line_error(tmp_path: Path):
+    result = nextword("train", "--corpus", str(tmp_path / "none"), check=False)
+    assert result.returncode == 1
+    assert "prepare-corpus" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_word_tables_count_the_sources_as_the_mix_weighs_them(tmp_path: Path) -> None:
+    from nextword.engine.lexicon import mixed_counts
+
+    big, small = tmp_path / "kernel.txt", tmp_path / "email.txt"
+    big.write_text("timeout timer timeout the " * 300)  # 1,200 words
+    small.write_text("times the times " * 100)  # 300 words
+    raw, mixed = mixed_counts([big, small], [0.2, 0.8])
+    assert raw["timeout"] == 600 and raw["times"] == 200
+    # email: 80% of the mix in 20% of the words; kernel: 20% in 80%: 16 times the weight.
+    assert mixed["times"] == 200 * 16 and mixed["timeout"] == 600
+    assert mixed["times"] > mixed["timeout"]
+    assert mixed_counts([big, small], None)[1] == raw

@@ -1,0 +1,33 @@
+"""Document-local counts and the confidence of the document caches."""
+
+from nextword.engine.doclocal import DocumentWords
+from nextword.engine.engine import repeat_rate
+
+
+def test_counts_follow_typing_forward_and_recount_after_other_edits():
+    doc = DocumentWords({"the": 0, "cat": 1})
+    doc.update("the cat and the ")
+    assert doc.known.tolist() == [2, 1] and doc.unknown == {"and": 1}
+    assert doc.total == 4 and doc.singletons == 2  # "cat", "and"
+    doc.update("the cat and the dog ")
+    assert doc.unknown == {"and": 1, "dog": 1} and doc.total == 5
+    doc.update("a different text ")  # not an extension: counted afresh
+    assert doc.total == 3 and doc.known.sum() == 0
+
+
+def test_stray_quotes_are_not_counted():
+    doc = DocumentWords({})
+    doc.update("say ' hello ' ")
+    assert doc.unknown == {"say": 1, "hello": 1} and doc.total == 2
+
+
+def test_followers_of_the_last_word():
+    doc = DocumentWords({})
+    doc.update("Dagny Taggart met Dagny Taggart and Dagny ")
+    assert doc.last_word == "Dagny" and doc.following() == {"Taggart": 2}
+
+
+def test_repeat_rate_trusts_caches_whose_words_repeat():
+    assert repeat_rate(1, 1) == 0.5  # a young cache: one word, seen once
+    assert repeat_rate(3, 0) == 1.0  # "Dagny" was always followed by "Taggart"
+    assert repeat_rate(20, 16) < 0.3  # "the" was followed by a new word most times

@@ -1,0 +1,325 @@
+"""The personal store (nextword/engine/personal.py): learning, bounds, disk, forgetting, crash
+safety, its place in the decider's mix, and the `learn` / `forget` / `learning` commands.
+
+Every test keeps the store in a temporary data directory ($NEXTWORD_DATA_DIR).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import nextword
+from nextword.engine import personal
+from nextword.engine.personal import PersonalStore
+
+WORD = "zorblatt"  # a word no lexicon holds
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "data"
+    monkeypatch.setenv(personal.DATA_DIR_ENV, str(path))
+    return path
+
+
+# ------------------------------------------------------------------------------ learning
+
+
+def test_learns_words_and_pairs_but_not_across_sentences() -> None:
+    store = PersonalStore(personal.user_path())
+    assert store.learn_text("The zorblatt sat. Then the zorblatt left, and 'quoted' x.") == 9
+    assert store.words[WORD][0] == 2 and store.words["the"][0] == 1
+    assert store.following("the") == {WORD: 1}
+    assert store.following("The") == {WORD: 1}
+    assert store.following("sat") == {}  # "sat. Then": a sentence end between them
+    assert "'quoted'" not in store.words and "quoted" not in store.words
+
+
+def test_accepted_words_count_double_after_their_context() -> None:
+    store = PersonalStore(personal.user_path())
+    assert store.learn_accepted("I met the ", WORD)
+    assert store.learn_word("I met the ", WORD)
+    assert store.words[WORD][0] == 3
+    assert store.following("the") == {WORD: 3}
+    assert not store.learn_word("x ", "a" * 40)  # too long to be a word worth keeping
+    assert not store.learn_word("x ", "今天")  # Chinese is the Chinese model's
+
+
+def test_round_trip_keeps_everything(data_dir: Path) -> None:
+    store = PersonalStore.load(personal.user_path())
+    store.learn_text("the zorblatt and the frobnicator went to the zorblatt")
+    assert store.save()
+    assert not store.save()  # nothing new: no write
+    again = PersonalStore.load(personal.user_path())
+    assert again.words == store.words and again.bigrams == store.bigrams
+    assert (again.clock, again.total, again.singletons) == (
+        store.clock,
+        store.total,
+        store.singletons,
+    )
+    data = json.loads(personal.user_path().read_text())
+    assert data["format"] == personal.FORMAT and data["version"] == personal.VERSION
+    assert personal.user_path().stat().st_mode & 0o077 == 0  # the user's alone
+
+
+def test_bounds_drop_the_least_recently_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(personal, "MAX_WORDS", 100)
+    monkeypatch.setattr(personal, "MAX_BIGRAMS", 50)
+    store = PersonalStore(personal.user_path())
+    store.learn_text(" ".join(f"old{i}" for i in range(60)))
+    store.learn_text(" ".join(f"new{i}" for i in range(60)))
+    store.learn_text("old0")  # used again: recent
+    assert len(store.words) <= 100 and store.n_bigrams <= 50
+    assert "old0" in store.words and "new59" in store.words
+    assert "old1" not in store.words
+    assert store.total == sum(c for c, _ in store.words.values())
+    assert store.n_bigrams == sum(len(f) for f in store.bigrams.values())
+    assert ("old1" not in store.bigrams) and "new58" in store.bigrams
+
+
+def test_old_counts_age_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(personal, "MAX_TOTAL", 100)
+    store = PersonalStore(personal.user_path())
+    store.learn_text("rare " + "common " * 99)
+    store.learn_text("common")  # 101 words counted: every count halves
+    assert store.words["common"][0] == 50
+    assert "rare" not in store.words  # a word seen once, long ago, is gone
+    assert store.total == 50 and store.singletons == 0
+
+
+def test_status_shows_counts_never_words() -> None:
+    store = PersonalStore(personal.user_path())
+    store.learn_text(f"my secret {WORD} password hunter2")
+    store.save()
+    status = store.status()
+    assert status["words"] == 5 and status["bigrams"] == 4 and status["bytes"] > 0
+    assert status["path"] == str(personal.user_path())
+    shown = json.dumps([status, personal.stored()])
+    for word in ("secret", WORD, "password", "hunter2"):
+        assert word not in shown
+
+
+def test_corrupt_file_is_set_aside_and_the_store_starts_empty(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    path = personal.user_path()
+    path.parent.mkdir(parents=True)
+    truncated = b'{"format": "nextword-learning", "version": 1, "clock": 3, "wo'
+    for bad in (truncated, b"\xff\x00", b"[1, 2]", b'{"format": "other"}'):
+        path.write_bytes(bad)
+        with caplog.at_level(logging.WARNING, logger="nextword.engine.personal"):
+            store = PersonalStore.load(path)
+        assert store.words == {} and not path.exists()
+        assert path.with_name("user.json.corrupt").read_bytes() == bad
+        assert "unreadable" in caplog.text
+        store.learn_text(WORD)
+        assert store.save() and PersonalStore.load(path).words[WORD][0] == 1
+
+
+def test_another_processs_writes_are_merged_not_overwritten() -> None:
+    path = personal.user_path()
+    ours, theirs = PersonalStore.load(path), PersonalStore.load(path)
+    ours.learn_text("alpha beta")
+    theirs.learn_text("gamma")
+    ours.save()
+    theirs.save()  # the file changed since `theirs` read it: merged
+    merged = PersonalStore.load(path)
+    assert set(merged.words) == {"alpha", "beta", "gamma"}
+    assert set(theirs.words) == {"alpha", "beta", "gamma"}
+
+
+def test_a_store_deleted_by_forget_elsewhere_is_not_written_back() -> None:
+    store = PersonalStore.load(personal.user_path())
+    store.learn_text(WORD)
+    store.save()
+    personal.forget()  # `nextword forget` in another process
+    store.learn_text("more")
+    assert not store.save()
+    assert not personal.user_path().exists() and store.words == {}
+
+
+def test_forget_everything_or_one_workspace(data_dir: Path) -> None:
+    user = PersonalStore.load(personal.user_path())
+    one = PersonalStore.load(personal.workspace_path("/projects/one"), workspace="one")
+    two = PersonalStore.load(personal.workspace_path("file:///projects/two/"), workspace="two")
+    for store in (user, one, two):
+        store.learn_text(WORD)
+        store.save()
+    assert personal.workspace_path("/projects/two") == two.path  # a path and its URI agree
+    assert len(personal.stored()) == 3
+    removed = personal.forget("/projects/one")
+    assert removed == [str(one.path)]
+    assert user.path.exists() and two.path.exists()
+    personal.forget()
+    assert not (data_dir / "learning").exists()
+    assert personal.stored() == []
+    one.forget()  # the store's own forget: memory and file
+    assert one.words == {}
+
+
+# -------------------------------------------------------------------------- crash safety
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from nextword.engine.personal import PersonalStore
+
+    path = Path(sys.argv[1])
+    store = PersonalStore.load(path)
+    if not store.words:  # a big store: a write takes a while
+        store.learn_text(" ".join(f"w{i}" for i in range(15_000)))
+    if sys.argv[2] == "slow":  # stop inside each write, the new bytes on disk, not renamed
+        import os, time
+        fsync = os.fsync
+        def slow(fd):
+            fsync(fd)
+            print("writing", flush=True)
+            time.sleep(5)
+        os.fsync = slow
+    while True:
+        store.learn_text(f"step{store.clock}")
+        store.save()
+        print(store.clock, flush=True)
+    """
+)
+
+
+def check_complete(path: Path, acknowledged: int) -> int:
+    """The file holds one whole store, at least as new as the last save acknowledged."""
+    store = PersonalStore.load(path)
+    assert not path.with_name(path.name + ".corrupt").exists(), "a partial store was read"
+    assert acknowledged <= store.clock <= acknowledged + 1
+    # Every word counted once, each a new one, the last step's there: nothing torn.
+    assert store.total == store.clock == len(store.words)
+    assert f"step{store.clock - 1}" in store.words
+    return store.clock
+
+
+def test_a_kill_mid_write_leaves_the_old_store_or_the_new_one(tmp_path: Path) -> None:
+    path = personal.user_path()
+    rng = random.Random(7)
+    env = {**os.environ, personal.DATA_DIR_ENV: str(tmp_path / "data")}
+    kills = last = 0
+    for mode in ["fast"] * 20 + ["slow"] * 3:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), mode],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # the first save (or, slow, the first write) is on
+        assert first, "the writer died"
+        if mode == "fast":
+            time.sleep(rng.uniform(0, 0.3))
+        proc.send_signal(signal.SIGKILL)
+        out, _ = proc.communicate(timeout=30)
+        kills += proc.returncode == -signal.SIGKILL
+        saved = [int(line) for line in [first, *out.splitlines()] if line.strip().isdigit()]
+        clock = check_complete(path, max(saved, default=last))
+        if mode == "slow":
+            assert clock == last  # killed between the write and the rename: the old one
+        last = clock
+    assert kills == 23
+    # The slow kills at least left their temporary files: the kills did land mid-write.
+    assert len(list(path.parent.glob(".user.json.*.tmp"))) >= 3
+    # Interrupted writes leave temporary files beside the store; `forget` takes them too.
+    personal.forget()
+    assert not path.parent.exists()
+
+
+# --------------------------------------------------------------------------- the decider
+
+
+def learned_store() -> PersonalStore:
+    store = PersonalStore(personal.user_path())
+    for _ in range(3):
+        store.learn_text(f"Yesterday we fed the {WORD} again.")
+    return store
+
+
+def test_a_learned_word_is_offered_in_a_new_document(default_engine) -> None:
+    context = "After lunch I went to see the "
+    without = default_engine.decider().decide(context, "zo", 5)
+    assert WORD not in [c.text for c in without]
+    with_store = default_engine.decider(store=learned_store()).decide(context, "zo", 5)
+    assert with_store[0].text == WORD
+    # After "the" it is offered before any letter is typed.
+    at_start = default_engine.decider(store=learned_store()).decide(context, "", 5)
+    assert WORD in [c.text for c in at_start]
+
+
+def test_common_words_keep_their_place(default_engine) -> None:
+    store = learned_store()
+    for context, prefix in [("I would like to ", ""), ("It is one of the most ", "")]:
+        plain = [c.text for c in default_engine.decider().decide(context, prefix, 3)]
+        mixed = [c.text for c in default_engine.decider(store=store).decide(context, prefix, 3)]
+        assert mixed[0] == plain[0], (context, plain, mixed)
+
+
+def test_weights_default_where_the_mixture_predates_learning(tmp_path: Path) -> None:
+    from nextword.engine.engine import PERSONAL_WEIGHTS, read_weights
+
+    path = tmp_path / "mixture.json"
+    path.write_text(
+        json.dumps({"weights": {"neural": 0.5, "ngram": 0.5, "doc": 0, "docbigram": 0}})
+    )
+    assert read_weights(path) == {
+        "neural": 0.5,
+        "ngram": 0.5,
+        "doc": 0.0,
+        "docbigram": 0.0,
+        **PERSONAL_WEIGHTS,
+    }
+
+
+def test_the_bundled_models_personal_weights_were_fitted() -> None:
+    from nextword.engine.loader import DEFAULT_MODEL
+
+    record = json.loads((DEFAULT_MODEL / "mixture.json").read_text())
+    assert {"user", "userbigram"} <= set(record["weights"])
+    assert record["user_fit"]["top3_with"] >= record["user_fit"]["top3_without"]
+
+
+# ------------------------------------------------------------------------------ commands
+
+
+def test_learn_status_forget_commands(tmp_path: Path, data_dir: Path) -> None:
+    folder = tmp_path / "writing"
+    (folder / "notes").mkdir(parents=True)
+    (folder / "a.md").write_text(f"The {WORD} is a secret.\n")
+    (folder / "notes" / "b.txt").write_text(f"Feed the {WORD} twice.\n")
+    (folder / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    (folder / ".git").mkdir()
+    (folder / ".git" / "config").write_text("hidden words\n")
+    env = {**os.environ, personal.DATA_DIR_ENV: str(data_dir)}
+
+    learned = nextword("learn", str(folder), env=env)
+    assert "learned 9 words from 2 files (1 skipped" in learned.stdout
+    status = nextword("learning", "status", env=env).stdout
+    assert "user: 8 words" in status and str(personal.user_path()) in status
+    assert WORD not in status and "secret" not in status
+
+    nextword("learn", "--workspace", str(folder), str(folder / "a.md"), env=env)
+    status = nextword("learning", "status", env=env).stdout
+    assert folder.resolve().as_uri() in status and "5 words" in status
+
+    assert "1 file deleted" in nextword("forget", "--workspace", str(folder), env=env).stdout
+    assert folder.resolve().as_uri() not in nextword("learning", "status", env=env).stdout
+    nextword("forget", env=env)
+    assert "nothing learned" in nextword("learning", "status", env=env).stdout
+    assert not (data_dir / "learning").exists()
+    missing = nextword("learn", str(tmp_path / "nope"), env=env, check=False)
+    assert missing.returncode == 1 and "no such file" in missing.stderr
