@@ -20,10 +20,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "predict": ("nextword.commands.predict", "print next-word candidates for the end of a text"),
     "serve": ("nextword.commands.serve", "run the language server"),
     "doctor": ("nextword.commands.doctor", "report platform, MLX backend, BLAS and model"),
-    "prepare-corpus": ("nextword.data.corpus", "build the cleaned training text from the sources"),
-    "train": ("nextword.training.train", "train the tokenizer and the model"),
+    "prepare-corpus": (
+        "nextword.commands.prepare_corpus",
+        "build the cleaned training text from the sources",
+    ),
+    "train": ("nextword.commands.train", "train the tokenizer and the model"),
     "eval": (
-        "nextword.evaluation.evaluate",
+        "nextword.commands.eval",
         "measure completion quality and latency (docs/EVAL.md)",
     ),
     "bench": ("nextword.commands.bench", "replay typing against a real server and report latency"),

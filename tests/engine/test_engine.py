@@ -151,7 +151,7 @@ def test_filter_cached_never_runs_the_model(tiny_engine: Engine):
 
 def test_catching_up_after_a_jump_forwards_only_the_last_tokens(default_engine) -> None:
     """After queued typing is read at once, the next decision forwards a short window."""
-    from nextword.engine.engine import CATCH_UP_TOKENS
+    from nextword.engine.decider import CATCH_UP_TOKENS
 
     text = (
         "The committee met on Tuesday to discuss the budget for the coming year, and "
@@ -177,9 +177,10 @@ def test_catching_up_after_a_jump_forwards_only_the_last_tokens(default_engine) 
 
 
 def test_document_caches_weigh_more_as_the_document_grows() -> None:
-    from nextword.engine.engine import evidence
+    from nextword.engine.weights import Mixture
 
-    assert evidence(0, 20) == 0.0
-    assert evidence(20, 20) == 0.5
-    assert evidence(5, 20) < evidence(50, 20) < evidence(500, 20) < 1.0
-    assert evidence(3, 0) == 1.0  # 0: the fixed weights of the first models
+    fitted, fixed = Mixture(doc_evidence_words=20), Mixture(doc_evidence_words=0)
+    assert fitted.evidence(0) == 0.0
+    assert fitted.evidence(20) == 0.5
+    assert fitted.evidence(5) < fitted.evidence(50) < fitted.evidence(500) < 1.0
+    assert fixed.evidence(3) == 1.0  # 0: the fixed weights of the first models

@@ -6,8 +6,8 @@ import json
 import os
 from pathlib import Path
 
-from conftest import FIXTURES, nextword
-from nextword.evaluation.evaluate import Tally, type_document
+from helpers import FIXTURES, nextword
+from nextword.evaluation.typist import Tally, type_document
 
 QUALITY = ("ksr@1", "ksr@3", "ksr@5", "top1", "top3", "mrr@5")
 

@@ -9,17 +9,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import FIXTURES, nextword
+from helpers import FIXTURES, nextword
+from nextword.data.documents import is_han_document, read_documents
+from nextword.engine.words import is_han
 from nextword.evaluation.baselines import PresageCharBaseline, UnigramCharBaseline, char_tokens
-from nextword.evaluation.evaluate import (
+from nextword.evaluation.typist import (
     CJK_K,
     MAX_K,
     Predict,
     Tally,
     evaluate_file,
-    is_han,
-    is_han_document,
-    read_documents,
     type_document_cjk,
 )
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import FIXTURES, nextword
+from helpers import FIXTURES, nextword
 
 
 def test_export_is_an_mlx_lm_model_directory(tiny_model: Path):
@@ -54,7 +54,7 @@ def test_missing_corpus_is_a_one_line_error(tmp_path: Path):
 
 
 def test_word_tables_count_the_sources_as_the_mix_weighs_them(tmp_path: Path) -> None:
-    from nextword.engine.lexicon import mixed_counts
+    from nextword.training.tables import mixed_counts
 
     big, small = tmp_path / "kernel.txt", tmp_path / "email.txt"
     big.write_text("timeout timer timeout the " * 300)  # 1,200 words

@@ -1,7 +1,7 @@
 """Document-local counts and the confidence of the document caches."""
 
+from nextword.engine.components import repeat_rate
 from nextword.engine.doclocal import DocumentWords
-from nextword.engine.engine import repeat_rate
 
 
 def test_counts_follow_typing_forward_and_recount_after_other_edits():

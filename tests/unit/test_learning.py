@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import nextword
+from helpers import nextword
 from nextword.engine import personal
 from nextword.engine.personal import PersonalStore
 
@@ -48,7 +48,7 @@ def test_learns_words_and_pairs_but_not_across_sentences() -> None:
 
 def test_accepted_words_count_double_after_their_context() -> None:
     store = PersonalStore(personal.user_path())
-    assert store.learn_accepted("I met the ", WORD)
+    assert store.learn_word("I met the ", WORD, accepted=True)
     assert store.learn_word("I met the ", WORD)
     assert store.words[WORD][0] == 3
     assert store.following("the") == {WORD: 3}
@@ -270,13 +270,13 @@ def test_common_words_keep_their_place(default_engine) -> None:
 
 
 def test_weights_default_where_the_mixture_predates_learning(tmp_path: Path) -> None:
-    from nextword.engine.engine import PERSONAL_WEIGHTS, read_weights
+    from nextword.engine.weights import PERSONAL_WEIGHTS, Mixture
 
     path = tmp_path / "mixture.json"
     path.write_text(
         json.dumps({"weights": {"neural": 0.5, "ngram": 0.5, "doc": 0, "docbigram": 0}})
     )
-    assert read_weights(path) == {
+    assert Mixture.read(path).weights == {
         "neural": 0.5,
         "ngram": 0.5,
         "doc": 0.0,

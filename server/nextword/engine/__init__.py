@@ -9,8 +9,10 @@ errors, percentiles, process). The language server uses only the names below; th
 training and evaluation layers may reach into the modules themselves.
 """
 
-from nextword.engine import personal
-from nextword.engine.engine import Candidate, Decider, Engine
+import nextword.engine.personal as personal
+from nextword.engine.components import Candidate
+from nextword.engine.decider import Decider
+from nextword.engine.engine import Engine
 from nextword.engine.loader import DEFAULT_MODEL, ModelError, resolve
 from nextword.engine.personal import PersonalStore
 from nextword.engine.router import Router, RoutingDecider

@@ -174,6 +174,14 @@ class PersonalStore:
         self._stamp: tuple[int, int] | None = None
         self._pending: list[tuple[str | None, str, int]] | None = []
 
+    @classmethod
+    def learned_from(cls, texts: list[str]) -> PersonalStore:
+        """A store, never saved, that learned `texts` (the fits and the learning eval)."""
+        store = cls(Path("unsaved.json"))
+        for text in texts:
+            store.learn_text(text)
+        return store
+
     def _reset(self) -> None:
         self.clock = 0  # words learned so far: the stamp of "last used"
         self.words: dict[str, list[int]] = {}  # word -> [count, last used]
@@ -206,9 +214,6 @@ class PersonalStore:
             self._learn(last_word(context), word, ACCEPTED if accepted else 1)
             self._bound()
         return True
-
-    def learn_accepted(self, context: str, word: str) -> bool:
-        return self.learn_word(context, word, accepted=True)
 
     def _learn(self, prev: str | None, word: str, weight: int) -> None:
         if self._pending is not None:

@@ -18,7 +18,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from nextword.engine.engine import Candidate, Decider, Engine
+from nextword.engine.components import Candidate
+from nextword.engine.decider import Decider
+from nextword.engine.engine import Engine
 from nextword.engine.loader import DEFAULT_CHINESE_MODEL, ModelError
 from nextword.engine.words import script_before
 
@@ -71,9 +73,6 @@ class Router:
 
     def decider(self, **options: Any) -> RoutingDecider:
         return RoutingDecider(self, **options)
-
-    def describe(self) -> dict[str, Any]:
-        return {lang: engine.describe() for lang, engine in self.engines.items()}
 
 
 class RoutingDecider:

@@ -13,12 +13,22 @@ WORD_RE = re.compile(r"[\w']+")
 # Longer runs of word characters (hashes, base64, minified code) are not words
 # anyone completes; bounding them keeps each keystroke's work bounded too.
 MAX_WORD = 64
+# The Unicode ranges of the East Asian scripts, written once (regex class bodies).
+# Han ideographs in the Basic Multilingual Plane: unified, extension A, compatibility.
+HAN_BMP = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# All Han ideographs: with the supplementary planes' extensions B and on.
+HAN = HAN_BMP + "\U00020000-\U0002fa1f"
+KANA = "\u3040-\u30ff"  # hiragana and katakana
+HANGUL = "\uac00-\ud7af"  # syllables
+CJK_PUNCTUATION = "\u3000-\u303f"  # 。，、「」
+FULL_WIDTH = "\uff00-\uffef"  # １２，！
 # Han and kana: scripts written without spaces, where every character starts a
 # continuation and none belongs to a typed prefix.
-_UNSPACED = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
-# Chinese text: Han, CJK punctuation (。，、「」) and full-width forms (１２，！).
-_CHINESE_RE = re.compile(f"[{_UNSPACED}\u3000-\u303f\uff00-\uffef]")
-_HAN_RE = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
+_UNSPACED = KANA + HAN
+# Chinese text: Han, CJK punctuation and full-width forms.
+_CHINESE_RE = re.compile(f"[{_UNSPACED}{CJK_PUNCTUATION}{FULL_WIDTH}]")
+_HAN_RE = re.compile(f"[{HAN}]")
+_CJK_RE = re.compile(f"[{KANA}{HAN}{HANGUL}]")
 # The typed prefix: the word characters at the very end of the text before the cursor
 # (Han and kana excluded).
 _TRAILING_WORD_RE = re.compile(f"(?:(?![{_UNSPACED}])[\\w'])+\\Z")
@@ -102,17 +112,14 @@ def script_before(context: str) -> str:
 
 def is_cjk(char: str) -> bool:
     """True for a Han ideograph, kana or hangul character (scripts written without spaces)."""
-    code = ord(char)
-    return (
-        0x3040 <= code <= 0x30FF
-        or 0x3400 <= code <= 0x4DBF
-        or 0x4E00 <= code <= 0x9FFF
-        or 0xAC00 <= code <= 0xD7AF
-        or 0xF900 <= code <= 0xFAFF
-        or 0x20000 <= code <= 0x2FA1F
-    )
+    return len(char) == 1 and _CJK_RE.match(char) is not None
+
+
+def is_wide(char: str) -> bool:
+    """True for a character a terminal draws two columns wide (Han, full-width forms)."""
+    return unicodedata.east_asian_width(char) in "WF"
 
 
 def display_width(text: str) -> int:
     """Terminal columns `text` takes: two for wide and full-width characters (Han)."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return sum(2 if is_wide(ch) else 1 for ch in text)

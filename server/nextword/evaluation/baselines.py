@@ -4,7 +4,7 @@
 - `PresageBaseline`: the Presage engine (libpresage through ctypes) with a trigram database
   built from the same training text by `text2ngram`, learning switched off.
 
-Both follow the `Predictor` protocol: `predict(context, prefix, k)` returns up to `k` whole
+Both answer `predict(context, prefix, k)` (the typist's `Predict`) with up to `k` whole
 words, best first, each starting with `prefix` exactly (case included).
 
 For Chinese (the evaluator's character-continuation typist, EVAL.md) the same two at the
@@ -27,25 +27,16 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import BinaryIO
 from xml.sax.saxutils import escape
 
 import numpy as np
 
-from nextword.engine.lexicon import count_words
-from nextword.engine.words import starts_sentence
-from nextword.evaluation.evaluate import is_han
+from nextword.data.documents import count_words
+from nextword.engine.words import is_han, starts_sentence
 
 PRESAGE_LIB = "libpresage.so.1"
 PRESAGE_MISSING = "presage is not installed: apt-get install presage libpresage-data"
-
-
-class Predictor(Protocol):
-    """What the evaluator asks of an engine: whole-word candidates for a typed prefix."""
-
-    name: str
-
-    def predict(self, context: str, prefix: str, k: int) -> list[str]: ...
 
 
 def keep_valid(candidates: list[str], prefix: str, k: int) -> list[str]:

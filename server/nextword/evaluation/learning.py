@@ -2,9 +2,9 @@
 
     python -m nextword.evaluation.learning FILE ... [--learn-share 0.5] [--max-words 3000] [--json]
 
-Each file stands for one user's writing, split by document (evaluate.read_documents):
+Each file stands for one user's writing, split by document (data.documents.split_documents):
 the store learns the earliest documents, `--learn-share` of the file's words, then the
-typist (evaluate.type_document) types the later documents, up to `--max-words` words,
+typist (typist.type_document) types the later documents, up to `--max-words` words,
 twice with the same engine: learning off (no store), and learning on, the store also
 learning each word once it is typed, as the server does. A fresh decider per document,
 as `nextword eval` has it. The latency of a decision with learning on includes that
@@ -20,10 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from nextword.data.documents import first_words, split_documents
 from nextword.engine.personal import PersonalStore
 from nextword.engine.words import WORD_RE
-from nextword.evaluation.evaluate import Predict, Tally, type_document
-from nextword.training.personal_fit import first_words, learned_from, split_documents
+from nextword.evaluation.typist import Predict, Tally, type_document
 
 
 def predictor(decider: Any, store: PersonalStore | None) -> Predict:
@@ -59,7 +59,7 @@ def measure(engine: Any, path: Path, share: float, max_words: int) -> dict[str, 
     }
     arms: dict[str, Callable[[], PersonalStore | None]] = {
         "off": lambda: None,
-        "on": lambda: learned_from(earlier),
+        "on": lambda: PersonalStore.learned_from(earlier),
     }
     for arm, make_store in arms.items():
         store, tally = make_store(), Tally()

@@ -17,17 +17,28 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from nextword.engine.words import WORD_RE
-from nextword.evaluation.evaluate import read_documents
+from nextword.data.documents import last_words, read_documents
+from nextword.engine.weights import (
+    BASE,
+    DOC,
+    DOCBIGRAM,
+    DOCUMENT,
+    NEURAL,
+    NGRAM,
+    PERSONAL,
+    Mixture,
+)
+from nextword.engine.words import WORD_RE, is_han
 
-NAMES = ("neural", "ngram", "doc", "docbigram")
-# The document caches, whose weight grows with the document's length (engine.evidence).
-DOC_COLUMNS = [NAMES.index("doc"), NAMES.index("docbigram")]
+NAMES = BASE
+# The document caches, whose weight grows with the document's length (Mixture.evidence).
+DOC_COLUMNS = [NAMES.index(name) for name in DOCUMENT]
 # Candidate half-weight lengths, in words; 0 is the fixed weights of the first models.
 EVIDENCE_GRID = (0.0, 5.0, 10.0, 20.0, 40.0, 80.0, 160.0)
 # The length is chosen on the positions it is for: the first words of each document.
@@ -37,7 +48,7 @@ TOP = 12  # each component's best words kept per position
 FLOOR = 1e-9  # a word no component offers: counted as a miss, not as minus infinity
 
 
-def _position(
+def position(
     parts: list[Any], word: str, lexicon: Any, prefix: str = "", names: tuple[str, ...] = NAMES
 ) -> np.ndarray:
     """(R + 1, C): the components' confidences, then the candidates' probabilities.
@@ -73,29 +84,24 @@ def collect(
     The positions are collected with the document caches at full weight; the length
     scaling is applied by `scaled`, so one collection serves every grid value.
     """
-    half = engine.doc_evidence_words
-    engine.doc_evidence_words = 0.0
+    full_weight = replace(engine.mixture, doc_evidence_words=0.0)
     starts, letters, start_words, letter_words = [], [], [], []
-    try:
-        for path in files:
-            for doc in last_documents(path, max_words):
-                decider = engine.decider()
-                for match in WORD_RE.finditer(doc):
-                    parts, *_ = decider.components(doc[: match.start()])
-                    words = decider._doc.total
-                    word = match.group()
-                    starts.append(_position(parts, word, engine.lexicon))
-                    start_words.append(words)
-                    if len(word) > 1:
-                        letters.append(_position(parts, word, engine.lexicon, word[0]))
-                        letter_words.append(words)
-    finally:
-        engine.doc_evidence_words = half
-    return _pad(starts), _pad(letters), np.array(start_words), np.array(letter_words)
+    for path in files:
+        for doc in last_words(read_documents(path)[0], max_words):
+            decider = engine.decider(mixture=full_weight)
+            for match in WORD_RE.finditer(doc):
+                found = decider.components(doc[: match.start()])
+                parts, words, word = found.parts, found.document_words, match.group()
+                starts.append(position(parts, word, engine.lexicon))
+                start_words.append(words)
+                if len(word) > 1:
+                    letters.append(position(parts, word, engine.lexicon, word[0]))
+                    letter_words.append(words)
+    return pad(starts), pad(letters), np.array(start_words), np.array(letter_words)
 
 
 def scaled(positions: np.ndarray, words: np.ndarray, half: float) -> np.ndarray:
-    """The positions with the document caches' confidence scaled by engine.evidence."""
+    """The positions with the document caches' confidence scaled by Mixture.evidence."""
     if half <= 0:
         return positions
     out = positions.copy()
@@ -103,27 +109,7 @@ def scaled(positions: np.ndarray, words: np.ndarray, half: float) -> np.ndarray:
     return out
 
 
-def last_documents(path: Path, max_words: int) -> list[str]:
-    """The file's last documents, about `max_words` words in all.
-
-    The fit reads a dev file from its end and `nextword eval --max-words` from its
-    start, so the published figures are not measured on the words the weights saw.
-    """
-    docs, _ = read_documents(path, None)
-    out: list[str] = []
-    budget = max_words
-    for doc in reversed(docs):
-        if budget <= 0:
-            break
-        words = list(WORD_RE.finditer(doc))
-        if len(words) > budget:  # keep the document's end, `budget` words of it
-            doc = doc[words[-budget].start() :]
-        out.append(doc)
-        budget -= len(words)
-    return out
-
-
-def _pad(positions: list[np.ndarray]) -> np.ndarray:
+def pad(positions: list[np.ndarray]) -> np.ndarray:
     width = max(len(p) for p in positions)
     out = np.zeros((len(positions), width, positions[0].shape[1]))
     for i, rows in enumerate(positions):
@@ -198,7 +184,7 @@ def fit_and_save(model_dir: Path, files: list[Path], max_words: int) -> dict[str
     weights, half, top3, ll, grid = fit_evidence(*positions)
     # The personal store's weights (learning_fit.py) are fitted separately: keep them.
     old = _read(model_dir / "mixture.json")
-    personal = {k: v for k, v in old.get("weights", {}).items() if k in ("user", "userbigram")}
+    personal = {k: v for k, v in old.get("weights", {}).items() if k in PERSONAL}
     record: dict[str, Any] = {
         "weights": {**weights, **personal},
         "doc_evidence_words": half,
@@ -245,17 +231,15 @@ def fit_han_and_save(model_dir: Path, files: list[Path]) -> dict[str, float]:
     first.
     """
     from nextword.engine.engine import Engine
-    from nextword.engine.words import is_han
-    from nextword.evaluation.evaluate import read_documents
 
     engine = Engine.load(model_dir, warmup=False)
-    docs = [d for f in files for d in read_documents(f, None)[0][-HAN_FIT_DOCUMENTS:]]
+    docs = [d for f in files for d in read_documents(f)[0][-HAN_FIT_DOCUMENTS:]]
     results = []
     for w in HAN_DOC_GRID:
-        engine.weights = {"neural": 1.0, "ngram": 0.0, "doc": w, "docbigram": 0.0}
+        mixture = Mixture({NEURAL: 1.0, NGRAM: 0.0, DOC: w, DOCBIGRAM: 0.0})
         positions = hits = saved = 0
         for doc in docs:
-            decider = engine.decider()
+            decider = engine.decider(mixture=mixture)
             for i in range(min(len(doc), HAN_FIT_CHARS)):
                 if not is_han(doc[i]):
                     continue
@@ -268,7 +252,7 @@ def fit_han_and_save(model_dir: Path, files: list[Path]) -> dict[str, float]:
         results.append((hits / max(positions, 1), saved / max(positions, 1), w))
         print(f"doc weight {w}: continuation top-3 {results[-1][0]:.4f}", flush=True)
     top3, _, best = max(results)
-    weights = {"neural": 1.0, "ngram": 0.0, "doc": best, "docbigram": 0.0}
+    weights = {NEURAL: 1.0, NGRAM: 0.0, DOC: best, DOCBIGRAM: 0.0}
     record = {
         "weights": weights,
         "objective": "the document cache's weight by continuation top-3 at each Han position "

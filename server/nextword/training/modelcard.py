@@ -49,7 +49,7 @@ CHINESE_INTRO = [
 
 def mix_section(training: dict[str, Any], comparison: dict[str, Any] | None) -> list[str]:
     """The training mix: each source's share, and the short runs it was chosen by."""
-    from nextword.training.train import MIXES
+    from nextword.training.mixes import MIXES
 
     mix = MIXES.get(training.get("mix", ""))
     if not mix:

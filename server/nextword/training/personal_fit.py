@@ -11,7 +11,7 @@ over the two personal weights picks the best top-3 rate (mixture.py's objective,
 more letter deep: see MAX_PREFIX). The result goes into the model's mixture.json
 ("weights" and a "user_fit" record).
 
-The figures the README reports are measured by learning_eval.py on other files.
+The figures the README reports are measured by evaluation/learning.py on other files.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from typing import Any
 
 import numpy as np
 
+from nextword.data.documents import first_words, split_documents
 from nextword.engine.personal import PersonalStore
+from nextword.engine.weights import BASE, COMPONENTS, USER, USERBIGRAM
 from nextword.engine.words import WORD_RE
-from nextword.evaluation.evaluate import read_documents
-from nextword.training.mixture import NAMES as BASE_NAMES
-from nextword.training.mixture import _pad, _position, score
+from nextword.training.mixture import pad, position, score
 
-NAMES = (*BASE_NAMES, "user", "userbigram")
+NAMES = COMPONENTS
 # Two kinds of user: one who writes like the model's training text (git release notes,
 # a training source), one who does not (the King James Bible, not one).
 FIT_FILES = [Path("data/corpus/dev/relnotes.txt"), Path("data/corpus/dev/kjv.txt")]
@@ -43,40 +43,6 @@ MAX_PREFIX = 2
 PREFIXES = range(MAX_PREFIX + 1)
 
 
-def split_documents(path: Path, share: float = 0.5) -> tuple[list[str], list[str]]:
-    """(earlier documents, later documents): the earlier hold `share` of the words."""
-    docs, _ = read_documents(path, None)
-    total = sum(len(WORD_RE.findall(d)) for d in docs)
-    seen = 0
-    for i, doc in enumerate(docs):
-        seen += len(WORD_RE.findall(doc))
-        if seen >= total * share:
-            return docs[: i + 1], docs[i + 1 :]
-    return docs, []
-
-
-def first_words(docs: list[str], max_words: int) -> list[str]:
-    """The documents cut after `max_words` words in all."""
-    out, budget = [], max_words
-    for doc in docs:
-        if budget <= 0:
-            break
-        matches = list(WORD_RE.finditer(doc))
-        if len(matches) > budget:
-            doc = doc[: matches[budget - 1].end()]
-        out.append(doc)
-        budget -= len(matches)
-    return out
-
-
-def learned_from(docs: list[str]) -> PersonalStore:
-    """A store (never saved) that learned `docs`."""
-    store = PersonalStore(Path("unsaved.json"))
-    for doc in docs:
-        store.learn_text(doc)
-    return store
-
-
 # Per file, per prefix length typed (0, 1, ... MAX_PREFIX), the positions.
 Positions = dict[Path, list[list[np.ndarray]]]
 
@@ -85,27 +51,21 @@ def collect(engine: Any, files: list[Path], max_words: int) -> Positions:
     """Per file, positions (mixture.collect's) with the personal components, learning
     online: at word starts, and after each of the first MAX_PREFIX letters."""
     out: Positions = {}
-    saved = dict(engine.weights)
-    engine.weights.update(user=1.0, userbigram=1.0)  # computed whatever their weight now
-    try:
-        for path in files:
-            typed: list[list[np.ndarray]] = [[] for _ in range(MAX_PREFIX + 1)]
-            out[path] = typed
-            earlier, later = split_documents(path)
-            store = learned_from(earlier)
-            for doc in first_words(later, max_words):
-                decider = engine.decider(store=store)
-                for match in WORD_RE.finditer(doc):
-                    context, word = doc[: match.start()], match.group()
-                    parts, *_ = decider.components(context)
-                    for n in range(min(len(word) - 1, MAX_PREFIX) + 1):
-                        typed[n].append(
-                            _position(parts, word, engine.lexicon, word[:n], names=NAMES)
-                        )
-                    store.learn_word(context, word)
-    finally:
-        engine.weights.clear()
-        engine.weights.update(saved)
+    # The personal components computed whatever their weight now.
+    every = engine.mixture.with_weights(**{USER: 1.0, USERBIGRAM: 1.0})
+    for path in files:
+        typed: list[list[np.ndarray]] = [[] for _ in range(MAX_PREFIX + 1)]
+        out[path] = typed
+        earlier, later = split_documents(path)
+        store = PersonalStore.learned_from(earlier)
+        for doc in first_words(later, max_words):
+            decider = engine.decider(store=store, mixture=every)
+            for match in WORD_RE.finditer(doc):
+                context, word = doc[: match.start()], match.group()
+                parts = decider.components(context).parts
+                for n in range(min(len(word) - 1, MAX_PREFIX) + 1):
+                    typed[n].append(position(parts, word, engine.lexicon, word[:n], names=NAMES))
+                store.learn_word(context, word)
     return out
 
 
@@ -119,8 +79,8 @@ def objective(typed: list[np.ndarray], weights: list[float]) -> tuple[float, flo
 def fit(positions: Positions, base: dict[str, float]) -> tuple[dict[str, float], dict[str, Any]]:
     """The best (user, userbigram) on the grid over all files, and the objective with
     and without them, over all and per file."""
-    fixed = [base[name] for name in BASE_NAMES]
-    every = [_pad([p for typed in positions.values() for p in typed[n]]) for n in PREFIXES]
+    fixed = [base[name] for name in BASE]
+    every = [pad([p for typed in positions.values() for p in typed[n]]) for n in PREFIXES]
     best = max(itertools.product(GRID, GRID), key=lambda uw: objective(every, [*fixed, *uw]))
 
     def summary(typed: list[np.ndarray]) -> dict[str, float]:
@@ -137,10 +97,10 @@ def fit(positions: Positions, base: dict[str, float]) -> tuple[dict[str, float],
 
     result: dict[str, Any] = summary(every)
     result["per_file"] = {
-        str(path): summary([_pad(typed[n]) for n in PREFIXES]) for path, typed in positions.items()
+        str(path): summary([pad(typed[n]) for n in PREFIXES]) for path, typed in positions.items()
     }
     result["positions"] = len(every[0])
-    return {"user": best[0], "userbigram": best[1]}, result
+    return {USER: best[0], USERBIGRAM: best[1]}, result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     engine = Engine.load(args.model, warmup=False)
-    weights, summary = fit(collect(engine, args.files, args.max_words), engine.weights)
+    weights, summary = fit(collect(engine, args.files, args.max_words), engine.mixture.weights)
     print(f"personal weights {weights}: {json.dumps(summary, indent=2)}")
     if args.dry_run:
         return 0

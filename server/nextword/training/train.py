@@ -1,4 +1,4 @@
-"""`nextword train`: the byte-level BPE tokenizer, the MLX model, and the word tables.
+"""The training loop: an mlx-lm `llama` trained on the prepared corpus, then exported.
 
 A run lives in one directory (`--run`), so an interrupted run resumes where its last
 checkpoint left it:
@@ -9,12 +9,12 @@ checkpoint left it:
     runs/en/log.jsonl              training and validation loss per interval
 
 `--export DIR` writes an mlx-lm model directory (config.json, model.safetensors,
-tokenizer files) plus the word tables the decider mixes in (see lexicon.py, ngram.py).
+tokenizer files) plus the word tables the decider mixes in (tables.py). The command is
+commands/train.py; the tokenizer is tokenizer.py.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -28,60 +28,26 @@ from typing import Any
 import numpy as np
 
 from nextword.errors import CommandError
+from nextword.training.mixes import default_mix, mix_weights
+from nextword.training.tokenizer import SPECIAL_TOKEN
 
-SPECIAL_TOKEN = "<|endoftext|>"
-# The default English sources: everyday prose, technical prose and code. The KJV's
-# archaic English is left out: its idioms compete with modern prose for capacity.
-DEFAULT_SOURCES = (
-    "email",
-    "sotu",
-    "wiki",
-    "handbook",
-    "moby",
-    "pydocs",
-    "relnotes",
-    "debref",
-    "kernel",
-    "manpages",
-    "pystdlib",
-)
 
-PROSE_SOURCES = ("wiki", "handbook")
-# Named training mixes: each source's share of the batches (normalised over the sources
-# trained on). "sqrt" is the first model's: sqrt(size), prose counted double. The two
-# everyday mixes were compared on short runs; the model card records the figures.
-MIXES: dict[str, dict[str, float]] = {
-    "everyday50": {
-        "email": 14,
-        "sotu": 12,
-        "wiki": 12,
-        "handbook": 6,
-        "moby": 6,
-        "pydocs": 12,
-        "kernel": 10,
-        "pystdlib": 12,
-        "relnotes": 6,
-        "debref": 3,
-        "manpages": 7,
-    },
-    "everyday70": {
-        "email": 20,
-        "sotu": 16,
-        "wiki": 18,
-        "handbook": 8,
-        "moby": 8,
-        "pydocs": 8,
-        "kernel": 5,
-        "pystdlib": 9,
-        "relnotes": 4,
-        "debref": 2,
-        "manpages": 2,
-    },
-}
-DEFAULT_MIX = "everyday70"
-# CJK ideographs (with extension A and compatibility forms), CJK punctuation, and
-# full-width forms: one character each, never merged with a neighbour.
-CJK_CHARACTER = r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]"
+@dataclass
+class TrainConfig:
+    """How the model is trained: what `nextword train` passes to `train_model`."""
+
+    run: Path  # the run directory: tokenizer, encoded corpus, checkpoint, log
+    lr: float = 2e-3  # the peak learning rate
+    warmup: int = 200  # warm-up steps
+    steps: int = 20000  # total steps of the schedule
+    seq: int = 128  # training sequence length
+    batch: int = 16
+    minutes: float = 0.0  # stop after this long (0: at the end of the schedule)
+    eval_every: int = 200
+    save_every: int = 100
+    seed: int = 0
+    mix: str | None = None  # source shares (MIXES); None: the run's own, else the default
+    resume_from: Path | None = None  # start from this model directory's weights
 
 
 @dataclass
@@ -113,71 +79,6 @@ class Shape:
         }
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--corpus",
-        type=Path,
-        help="the prepared corpus (default: where `nextword prepare-corpus` wrote it)",
-    )
-    parser.add_argument("--run", type=Path, default=Path("runs/en"), help="run directory")
-    parser.add_argument("--sources", default=",".join(DEFAULT_SOURCES))
-    parser.add_argument("--vocab", type=int, default=8192)
-    parser.add_argument("--hidden", type=int, default=256)
-    parser.add_argument("--layers", type=int, default=4)
-    parser.add_argument("--heads", type=int, default=4)
-    parser.add_argument("--ffn", type=int, default=1024)
-    parser.add_argument("--seq", type=int, default=128, help="training sequence length")
-    parser.add_argument("--batch", type=int, default=16)
-    parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--warmup", type=int, default=200, help="warm-up steps")
-    parser.add_argument("--steps", type=int, default=20000, help="total steps of the schedule")
-    parser.add_argument("--minutes", type=float, default=0.0, help="stop after this long")
-    parser.add_argument("--eval-every", type=int, default=200)
-    parser.add_argument("--save-every", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--mix",
-        help=f"source shares: one of {', '.join(['sqrt', *MIXES])}, or source=share,... "
-        f"(default: the run's own, else {DEFAULT_MIX} for the default sources, else sqrt)",
-    )
-    parser.add_argument("--resume-from", type=Path, help="start from this model directory")
-    parser.add_argument(
-        "--export", type=Path, help="write the model directory here (after training)"
-    )
-    parser.add_argument("--export-only", action="store_true", help="export without training")
-    parser.add_argument(
-        "--fit-words", type=int, default=1500, help="dev words per source to fit the mixture on"
-    )
-
-
-def run(args: argparse.Namespace) -> int:
-
-    sources = [s for s in args.sources.split(",") if s]
-    if args.corpus is None:
-        from nextword.data.corpus import default_corpus
-
-        args.corpus = default_corpus()
-    if not args.corpus.is_dir():
-        raise CommandError(f"no corpus at {args.corpus}: run `nextword prepare-corpus` first")
-    args.run.mkdir(parents=True, exist_ok=True)
-    tokenizer_path = args.run / "tokenizer.json"
-    if args.resume_from and not tokenizer_path.exists():
-        shutil.copy(args.resume_from / "tokenizer.json", tokenizer_path)
-    if not tokenizer_path.exists():
-        train_tokenizer(corpus_files(args.corpus, "train", sources), tokenizer_path, args.vocab)
-    tokens = {
-        split: encode_split(args.corpus, split, sources, tokenizer_path, args.run)
-        for split in ("train", "dev")
-    }
-    shape = Shape(args.hidden, args.layers, args.heads, args.ffn, args.vocab)
-    if not args.export_only:
-        train_model(args, shape, tokens)
-    if args.export:
-        export(args.run, args.export, args.corpus, sources)
-        finish_export(args.export, args.corpus, sources, args.fit_words)
-    return 0
-
-
 def corpus_files(corpus: Path, split: str, sources: list[str]) -> list[Path]:
     """The existing `<corpus>/<split>/<source>.txt` files, in `sources` order."""
     files = [corpus / split / f"{s}.txt" for s in sources]
@@ -187,40 +88,13 @@ def corpus_files(corpus: Path, split: str, sources: list[str]) -> list[Path]:
     return files
 
 
-def train_tokenizer(files: list[Path], out: Path, vocab_size: int) -> None:
-    """Train a byte-level BPE tokenizer (HF `tokenizers`) on the training text."""
-    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
-
-    tokenizer = Tokenizer(models.BPE())
-    # Chinese has no spaces: isolating each CJK character keeps merges inside one, so
-    # a Chinese token is exactly one character and the next token is the next character
-    # (no token spans a word boundary the text does not mark).
-    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
-        [
-            pre_tokenizers.Split(Regex(CJK_CHARACTER), behavior="isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False),
-        ]
-    )
-    tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=[SPECIAL_TOKEN],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        min_frequency=2,
-        show_progress=True,
-    )
-    print(f"training a {vocab_size}-token byte-level BPE tokenizer")
-    tokenizer.train([str(f) for f in files], trainer)
-    tokenizer.save(str(out))
-
-
 def encode_split(
     corpus: Path, split: str, sources: list[str], tokenizer_path: Path, run_dir: Path
 ) -> dict[str, np.ndarray]:
     """Token ids per source, documents joined by the special token; cached in the run."""
     from tokenizers import Tokenizer
 
-    from nextword.evaluation.evaluate import read_documents
+    from nextword.data.documents import read_documents
 
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
     sep = tokenizer.token_to_id(SPECIAL_TOKEN)
@@ -252,9 +126,7 @@ def lr_at(step: int, *, peak: float, warmup: int, total: int) -> float:
     return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
-def train_model(
-    args: argparse.Namespace, shape: Shape, tokens: dict[str, dict[str, np.ndarray]]
-) -> None:
+def train_model(args: TrainConfig, shape: Shape, tokens: dict[str, dict[str, np.ndarray]]) -> None:
     import mlx.core as mx
     import mlx.nn as nn
     import mlx.optimizers as optim
@@ -374,42 +246,6 @@ def train_model(
     print(f"stopped at step {state['step']}: validation loss {val['mean']:.3f}")
 
 
-def default_mix(sources: list[str]) -> str:
-    """DEFAULT_MIX for the default sources (or a subset); "sqrt" for sources it lacks."""
-    return DEFAULT_MIX if set(sources) <= set(MIXES[DEFAULT_MIX]) else "sqrt"
-
-
-def mix_weights(mix: str, sizes: dict[str, int]) -> dict[str, float]:
-    """Sampling share per source for a named mix or an explicit "source=share,..." list."""
-
-    if mix == "sqrt":
-        return source_weights(sizes)
-    if mix in MIXES:
-        shares = MIXES[mix]
-    else:
-        try:
-            shares = {k.strip(): float(v) for k, v in (p.split("=") for p in mix.split(","))}
-        except ValueError as err:
-            raise CommandError(f"--mix {mix!r}: expected a mix name or source=share,...") from err
-    missing = [s for s in sizes if shares.get(s, 0) <= 0]
-    if missing:
-        raise CommandError(f"--mix {mix!r} gives no share to {', '.join(missing)}")
-    total = sum(shares[s] for s in sizes)
-    return {s: shares[s] / total for s in sizes}
-
-
-def source_weights(sizes: dict[str, int]) -> dict[str, float]:
-    """Sampling share per source: proportional to sqrt(size), prose counted double.
-
-    Plain concatenation would give the kernel docs 40% of every batch and the
-    Wikipedia prose 4%; the square root evens that out without repeating small
-    sources to death.
-    """
-    raw = {s: math.sqrt(n) * (2.0 if s in PROSE_SOURCES else 1.0) for s, n in sizes.items()}
-    total = sum(raw.values())
-    return {s: w / total for s, w in raw.items()}
-
-
 def sample_batch(
     train: dict[str, np.ndarray],
     names: list[str],
@@ -466,8 +302,8 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
     """Write an mlx-lm model directory from the run's last checkpoint."""
     import mlx.core as mx
 
-    from nextword.engine.lexicon import build_han_tables, build_tables
     from nextword.engine.loader import load_safetensors
+    from nextword.training.tables import build_han_tables, build_tables
 
     ckpt = run_dir / "checkpoint"
     state = json.loads((ckpt / "state.json").read_text())

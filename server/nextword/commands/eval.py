@@ -1,0 +1,275 @@
+"""`nextword eval`: the typist (evaluation/typist.py) over held-out files, for nextword
+and the baselines named, with a table, a JSON line or a plot of the figures."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nextword.data.textfiles import check_text_file
+from nextword.errors import CommandError
+from nextword.evaluation.typist import KS, Predict, evaluate_file
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", type=Path, help="held-out text files")
+    parser.add_argument("--k", default="1,3,5", help="k values to print (of 1,3,5)")
+    parser.add_argument("--model", help="model directory (default: the bundled model)")
+    parser.add_argument(
+        "--chinese-model", help="model directory for Chinese text (default: the bundled one)"
+    )
+    parser.add_argument(
+        "--baseline",
+        default="",
+        help="comma list of: unigram, presage (Chinese documents get their character-level "
+        "versions: the most frequent Han characters, Presage's character trigram). Both are "
+        "built from the model's training text: run `nextword prepare-corpus` first (it "
+        "fetches about 570 MB of packages). The first presage run builds its trigram "
+        "database (about 340 MB, 3-4 minutes, cached in ~/.cache/nextword/presage)",
+    )
+    parser.add_argument(
+        "--train",
+        type=Path,
+        nargs="*",
+        help="baseline training text (default: the model's training sources in --corpus)",
+    )
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        help="the prepared corpus (default: where `nextword prepare-corpus` wrote it)",
+    )
+    parser.add_argument(
+        "--max-words",
+        type=int,
+        help="stop each file after this many words (Han characters in Chinese documents)",
+    )
+    parser.add_argument(
+        "--doc-words",
+        type=int,
+        help="type only the first N words of each document (short documents)",
+    )
+    parser.add_argument("--json", action="store_true", help="last line: one JSON object")
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        help="draw KSR@k and latency to this PNG (needs matplotlib: pip install 'nextword[plot]')",
+    )
+    parser.add_argument("--no-progress", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    from nextword import blas
+    from nextword.engine.loader import ModelError
+    from nextword.engine.router import Router
+
+    for path in args.files:
+        check_text_file(path)
+    if args.plot:
+        plot_library()  # before the run, not after it
+    try:
+        ks = [int(k) for k in args.k.split(",")]
+    except ValueError:
+        raise CommandError(f"--k must be a comma list of 1, 3, 5, not {args.k!r}") from None
+    if not set(ks) <= set(KS):
+        raise CommandError("--k takes values among 1, 3, 5 (the protocol's k)")
+    for name in ("max_words", "doc_words"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise CommandError(f"--{name.replace('_', '-')} must be at least 1")
+    try:
+        # The router, as the server and `predict` use it: Chinese text goes to the
+        # Chinese model, the rest to the main one.
+        engine = Router.load(args.model, args.chinese_model)
+    except ModelError as err:
+        raise CommandError(str(err)) from None
+
+    def nextword_predictor() -> Predict:
+        decider = engine.decider()
+        return lambda context, prefix, k: [c.text for c in decider.decide(context, prefix, k)]
+
+    predictors: dict[str, Callable[[], Predict]] = {"nextword": nextword_predictor}
+    cjk_predictors: dict[str, Callable[[], Predict]] = {}
+    notes: list[str] = []
+    wanted = [b for b in args.baseline.split(",") if b]
+    if wanted:
+        if args.corpus is None:
+            from nextword.data.corpus import default_corpus
+
+            args.corpus = default_corpus()
+        train_files = args.train or _training_files(engine, args.corpus)
+        english, chinese = _baselines(wanted, train_files, notes)
+        predictors.update(english)
+        cjk_predictors.update(chinese)
+    progress = not args.no_progress
+    results = [
+        evaluate_file(
+            path,
+            predictors,
+            max_words=args.max_words,
+            doc_words=args.doc_words,
+            progress=progress,
+            cjk_predictors=cjk_predictors,
+        )
+        for path in args.files
+    ]
+    backend = blas.backend_label()
+    for result in results:
+        result["backend"] = backend
+        result["model"] = str(engine.loaded.path)
+        if notes:
+            result["notes"] = notes
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    if args.plot:
+        _plot(results, args.plot)
+    if args.json:
+        print(json.dumps(results[0] if len(results) == 1 else results))
+    else:
+        _print_table(results, ks, backend)
+    return 0
+
+
+def _training_files(engine: Any, corpus: Path) -> list[Path]:
+
+    info = engine.loaded.path / "training.json"
+    if not info.exists():
+        raise CommandError("give the baselines' training text with --train FILE...")
+    sources = json.loads(info.read_text())["sources"]
+    files = [corpus / "train" / f"{s}.txt" for s in sources]
+    missing = [str(f) for f in files if not f.exists()]
+    if missing:
+        raise CommandError(
+            f"baseline training text missing ({missing[0]}): run `nextword prepare-corpus` "
+            "or pass --train FILE..."
+        )
+    return files
+
+
+def _baselines(
+    names: list[str], train_files: list[Path], notes: list[str]
+) -> tuple[dict[str, Callable[[], Predict]], dict[str, Callable[[], Predict]]]:
+    """Factories for the named baselines: word-level ones, and character-level ones for
+    Chinese documents under the same names. Each is built on first use, so a run over
+    English files builds no character model, and the reverse."""
+    from nextword.evaluation.baselines import (
+        PresageBaseline,
+        PresageCharBaseline,
+        UnigramBaseline,
+        UnigramCharBaseline,
+    )
+
+    words: dict[str, Callable[[], Predict]] = {}
+    chars: dict[str, Callable[[], Predict]] = {}
+    cache = Path.home() / ".cache" / "nextword" / "presage"
+
+    def presage(kind: type[PresageBaseline]) -> Predict:
+        return kind(train_files, cache_dir=cache).predict
+
+    for name in names:
+        if name == "unigram":
+            words["unigram"] = _lazy(lambda: UnigramBaseline(train_files).predict)
+            chars["unigram"] = _lazy(lambda: UnigramCharBaseline(train_files).predict)
+        elif name == "presage":
+            if not PresageBaseline.available():
+                notes.append("presage skipped: not installed (apt-get install presage)")
+                continue
+            words["presage"] = _lazy(lambda: presage(PresageBaseline))
+            chars["presage"] = _lazy(lambda: presage(PresageCharBaseline))
+        else:
+            raise CommandError(f"unknown baseline {name!r}: choose unigram, presage")
+    return words, chars
+
+
+def _lazy(build: Callable[[], Predict]) -> Callable[[], Predict]:
+    """A factory that builds a stateless predictor on first use, then hands out the same one."""
+    built: list[Predict] = []
+
+    def make() -> Predict:
+        if not built:
+            built.append(build())
+        return built[0]
+
+    return make
+
+
+def _print_table(results: list[dict[str, Any]], ks: list[int], backend: str) -> None:
+    cols = [f"ksr@{k}" for k in ks] + ["top1", "top3", "mrr@5", "diversity@3"]
+    if any("nextchar_top1" in r for r in results):
+        cols += ["nextchar_top1", "nextchar_top3"]
+    width = {c: max(11, len(c)) for c in cols}
+    header = " ".join(f"{c:>{width[c]}}" for c in cols)
+    print(f"{'file':<28} {'engine':<10} {'words':>7} {header}")
+    for r in results:
+        rows = [("nextword", r)] + list(r["baselines"].items())
+        for name, q in rows:
+            values = " ".join(
+                f"{q[c]:>{width[c]}.4f}" if c in q else f"{'-':>{width[c]}}" for c in cols
+            )
+            print(f"{Path(r['file']).name[:28]:<28} {name:<10} {r['words']:>7} {values}")
+        if r.get("unit") == "character-continuation":
+            print("  unit: character continuations (words = Han positions)")
+        elif r.get("unit") == "mixed":
+            print("  unit: mixed (words = words + Han positions of Chinese documents)")
+        lat = r["latency_ms"]
+        print(
+            f"  latency ({backend}): boundary p50 {lat['boundary']['p50']:.2f} ms "
+            f"p95 {lat['boundary']['p95']:.2f} p99 {lat['boundary']['p99']:.2f}; "
+            f"in-word p50 {lat['inword']['p50']:.3f} ms p95 {lat['inword']['p95']:.3f} "
+            f"p99 {lat['inword']['p99']:.3f}"
+        )
+
+
+def plot_library() -> Any:
+    """matplotlib's pyplot, headless; a one-line error when the `plot` extra is missing."""
+
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise CommandError(
+            "--plot needs matplotlib: pip install 'nextword[plot]' (or pip install matplotlib)"
+        ) from None
+    return plt
+
+
+# The on-device keyboard's figure for a decision (README): drawn on the latency panel.
+REFERENCE_MS = 7.4
+
+
+def _plot(results: list[dict[str, Any]], out: Path) -> None:
+    """KSR@k per file and engine (axis from 0), and p50 latency per engine at word
+    boundaries and inside words, on a log axis with the 7.4 ms reference line."""
+    plt = plot_library()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    bars: dict[str, dict[str, float]] = {}
+    for r in results:
+        name = Path(r["file"]).stem
+        for engine_name, q in [("nextword", r), *r["baselines"].items()]:
+            left.plot(KS, [q[f"ksr@{k}"] for k in KS], marker="o", label=f"{name} {engine_name}")
+            lat = q["latency_ms"]
+            bars[f"{name}\n{engine_name}"] = {
+                "boundary": max(lat["boundary"]["p50"], 1e-3),
+                "in-word": max(lat["inword"]["p50"], 1e-3),
+            }
+    left.set(xlabel="k", ylabel="KSR@k", title="Keystroke savings", xticks=list(KS))
+    left.set_ylim(bottom=0)
+    left.legend(fontsize=7)
+    labels = list(bars)
+    x = np.arange(len(labels))
+    for offset, kind in ((-0.2, "boundary"), (0.2, "in-word")):
+        right.bar(x + offset, [bars[label][kind] for label in labels], width=0.4, label=kind)
+    right.axhline(REFERENCE_MS, color="red", linestyle="--", linewidth=1, label="7.4 ms")
+    right.set_yscale("log")
+    right.set_xticks(x, labels, fontsize=7)
+    right.set(ylabel="p50 ms (log)", title="Decision latency")
+    right.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)

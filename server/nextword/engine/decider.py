@@ -1,0 +1,384 @@
+"""One document's decisions: (context, typed prefix) -> ranked whole words.
+
+A decision at a word boundary runs the model once over the new tokens and mixes the
+word distributions of `components`: the model's (lexicon.py), a word trigram
+(ngram.py), the document's own words (wordtables.py) and, with learning on, the
+user's (personal.py), with the weights of the decider's `Mixture` (weights.py).
+Keystrokes inside the word only filter that cached distribution by the prefix; the
+model runs again only when the cache has too few words for it (`_spell`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from nextword.engine.components import Candidate, Component, Components, following, repeat_rate
+from nextword.engine.ngram import history_ids
+from nextword.engine.personal import PersonalStore, last_word
+from nextword.engine.scorer import Scorer, common_prefix
+from nextword.engine.weights import NEURAL, NGRAM, USER, USERBIGRAM, Mixture
+from nextword.engine.words import WORD_RE, is_word, starts_sentence
+
+if TYPE_CHECKING:
+    from nextword.engine.engine import Engine
+
+# Longest word the token search spells out, in tokens.
+MAX_SPELL_TOKENS = 4
+# After the text jumped (queued typing read at once), a decision that would forward
+# more new tokens than this forwards only the last this many (about 18 words of
+# context, ~6 ms here instead of ~25 ms for a full window); the window grows back.
+CATCH_UP_TOKENS = 24
+# Spelled words join the boundary's distribution with this much of their path
+# probability: they rank by it among themselves, below any word the tables know.
+SPELLED_SHARE = 1e-3
+
+
+@dataclass
+class DeciderStats:
+    decisions: int = 0  # boundary decisions (distribution recomputed)
+    cache_hits: int = 0  # answered by filtering the cached distribution
+    spelled: int = 0  # answered with the help of the token search
+    forwards: int = 0  # model calls
+
+
+@dataclass
+class _Boundary:
+    """The word distribution computed at one word boundary."""
+
+    context: str
+    dense: np.ndarray  # (W,) probabilities of lexicon words
+    extra: dict[str, float]  # probabilities of words outside the lexicon
+    lead: str  # " " when the word follows a space, else ""
+    tokens: list[int]
+    logprobs: np.ndarray  # the model's next-token log-probabilities
+    # Per spelled prefix: the share of its mass the spelled words do not cover, so a
+    # lone spelled word shows its real share, not 100%.
+    unspelled: dict[str, float] = field(default_factory=dict)
+
+
+class Decider:
+    """One document's decisions: its token window, KV cache and cached distribution."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        window_tokens: int = 128,
+        temperature: float = 0.0,
+        top_k: int = 50,
+        seed: int | None = None,
+        store: PersonalStore | None = None,
+        mixture: Mixture | None = None,
+    ):
+        if window_tokens < 8:
+            raise ValueError("window_tokens must be at least 8")
+        self.engine = engine
+        self.window_tokens = window_tokens
+        self.temperature = max(0.0, float(temperature))
+        self.top_k = max(1, int(top_k))
+        self.stats = DeciderStats()
+        # The weights this decider mixes with (the engine's fitted ones by default; a
+        # fit hands each decider the weights it tries).
+        self.mixture = mixture or engine.mixture
+        self._scorer = Scorer(engine.loaded.model)
+        self._doc = engine.tables.document()
+        self._anchor = 0  # character offset where the token window starts
+        self._boundary: _Boundary | None = None
+        self._rng = np.random.default_rng(seed)
+        # The user's own words (learning.py), shared by every document; None: learning off.
+        self.store = store
+        self._catch_up = False  # the next window is short if it needs many new tokens
+
+    def catch_up(self) -> None:
+        """Make the next decision cheap if it needs many new tokens (see CATCH_UP_TOKENS).
+
+        The server asks this after reading ahead over queued typing: the text jumped,
+        and the user waits for the newest state. The window then grows back as usual.
+        """
+        self._catch_up = True
+
+    def reset(self) -> None:
+        self._scorer.reset()
+        self._doc = self.engine.tables.document()
+        self._anchor = 0
+        self._boundary = None
+
+    def has_cached(self, context: str) -> bool:
+        """True when a decision at this boundary is already made (no model call needed)."""
+        return self._boundary is not None and self._boundary.context == context
+
+    def decide(
+        self, context: str, prefix: str = "", k: int = 5, *, spell: bool = True
+    ) -> list[Candidate]:
+        """The top-`k` whole words that continue `context` and start with `prefix`.
+
+        Args:
+            context: the document text before the word being typed.
+            prefix: the part of the word already typed ("" at a word start).
+            k: how many candidates to return at most.
+            spell: allow the token search (model calls) when no known word starts
+                with the prefix; False keeps an in-word call to filtering only.
+        """
+        if k <= 0 or (prefix and not is_word(prefix)):
+            return []
+        cached = self.filter_cached(context, prefix, k)
+        if cached is not None and (cached or not spell or not prefix):
+            return cached
+        boundary = self._boundary
+        if boundary is None or boundary.context != context:
+            boundary = self._boundary = self._decide_boundary(context)
+            self.stats.decisions += 1
+        ranked = self._filter(boundary, prefix, max(k, self.top_k))
+        if spell and not ranked and prefix:
+            # Nothing known starts with the prefix: spell words out with the model, and
+            # keep them with the boundary so the next keystrokes filter them for free.
+            # The dict is replaced, never changed: another thread may be filtering it.
+            found = self._spell(boundary, prefix, k)
+            spelled = {c.text: c.prob * SPELLED_SHARE for c in found}
+            rest = max(0.0, 1.0 - sum(c.prob for c in found)) * SPELLED_SHARE
+            boundary.unspelled = {**boundary.unspelled, prefix: rest}
+            boundary.extra = {**spelled, **boundary.extra}
+            self.stats.spelled += 1
+            ranked = self._filter(boundary, prefix, max(k, self.top_k))
+        return self._order(ranked, k)
+
+    def filter_cached(self, context: str, prefix: str, k: int = 5) -> list[Candidate] | None:
+        """The decision at `context` filtered by `prefix`, or None when none is cached.
+
+        Never calls the model, and reads the cached decision once (a boundary, once
+        published, is only replaced), so a thread other than the inference worker may
+        call it while the worker decides elsewhere.
+        """
+        boundary = self._boundary
+        if boundary is None or boundary.context != context:
+            return None
+        if k <= 0 or (prefix and not is_word(prefix)):
+            return []
+        self.stats.cache_hits += 1
+        return self._order(self._filter(boundary, prefix, max(k, self.top_k)), k)
+
+    # -- the boundary decision --------------------------------------------------------
+
+    def slide_ahead(self, context: str) -> bool:
+        """Slide a nearly full window now, while the user is not waiting.
+
+        A slide recomputes half a window (about 20 ms here); done between keystrokes,
+        it spares the next decision that cost. Returns True when it slid.
+        """
+        text = context[:-1] if context.endswith(" ") else context
+        anchor = self._anchor
+        tokens = self._window(text, limit=self.window_tokens * 3 // 4)
+        if self._anchor == anchor:
+            return False
+        self._scorer.logprobs(tokens)
+        self.stats.forwards = self._scorer.forwards
+        return True
+
+    def _window(self, text: str, *, limit: int | None = None) -> list[int]:
+        """Tokens of text[anchor:], the anchor moved forward when the window is full.
+
+        The window grows to `limit` (default `window_tokens`), then restarts at half
+        of `window_tokens`, at a word start: the cached keys stay valid between moves,
+        so a move costs one recompute of half a window every half window of typing.
+        """
+        limit = limit or self.window_tokens
+        tok = self.engine.loaded.tokenizer
+        if self._anchor > len(text):
+            self._anchor = 0
+        # Bound the text handed to the tokenizer; ~4 characters per token is typical.
+        floor = len(text) - 16 * self.window_tokens
+        if self._anchor < floor:
+            self._anchor = _next_word_start(text, floor)
+        encoding = tok.encode(text[self._anchor :], add_special_tokens=False)
+        ids, offsets = encoding.ids, encoding.offsets
+        if len(ids) > limit:
+            keep = self.window_tokens // 2
+            cut = offsets[len(ids) - keep][0]
+            self._anchor += _next_word_start(text[self._anchor :], cut)
+            encoding = tok.encode(text[self._anchor :], add_special_tokens=False)
+            ids, offsets = encoding.ids, encoding.offsets
+        bos = self.engine.loaded.bos_id
+        if self._catch_up:
+            self._catch_up = False
+            cached = self._scorer.tokens
+            if self._anchor == 0 and bos is not None:
+                cached = cached[1:]
+            fresh = len(ids) - common_prefix(cached, ids)
+            if fresh > CATCH_UP_TOKENS:
+                cut = offsets[len(ids) - CATCH_UP_TOKENS][0]
+                self._anchor += _next_word_start(text[self._anchor :], cut)
+                ids = tok.encode(text[self._anchor :], add_special_tokens=False).ids
+        if self._anchor == 0 and bos is not None:
+            ids = [bos, *ids]
+        if not ids:
+            ids = tok.encode("\n", add_special_tokens=False).ids
+        return ids[-self.window_tokens :]
+
+    def components(self, context: str) -> Components:
+        """The word distributions mixed at this boundary, each with its weight name."""
+        engine, lex = self.engine, self.engine.lexicon
+        # A component weighted 0 (a Chinese model has no word trigram or document
+        # pairs: its text has no spaces to count words by) is not computed at all.
+        computed = self.mixture.computed()
+        # A single space before the word belongs to the word's first token (" the").
+        lead = " " if context.endswith(" ") else ""
+        tokens = self._window(context[:-1] if lead else context)
+        logprobs = self._scorer.logprobs(tokens)
+        self.stats.forwards = self._scorer.forwards
+
+        first, cond = (lex.first_space, lex.cond_space) if lead else (lex.first_bare, lex.cond_bare)
+        neural = np.exp(logprobs[first]) * cond
+        if lead and engine.space_token is not None:
+            # " 000" is [" ", "000"]: a word whose first token is the bare space would
+            # take the model's whole P(" ") after a space, and that is mostly a second
+            # space (emails put two after a full stop). Such words (numbers, mostly)
+            # come from the trigram and the document instead.
+            neural[first == engine.space_token] = 0.0
+        parts = [Component(NEURAL, neural / neural.sum(), {})]
+        ngram = engine.tables.ngram
+        if ngram is not None and NGRAM in computed:
+            u, v = history_ids(context, lex.index, len(lex))
+            parts.append(Component(NGRAM, ngram.distribution(u, v), {}))
+        if self.store is not None and engine.tables.learns:
+            parts += self._personal(context, computed)
+        parts += self._doc.components(context, self.mixture)
+        return Components(parts, tokens, logprobs, lead, self._doc.words)
+
+    def _personal(self, context: str, computed: set[str]) -> list[Component]:
+        """The personal store's components: the user's words, and what follows the last
+        word in what they wrote; scaled, as the document's, by their repeat rate."""
+        store, lex = self.store, self.engine.lexicon
+        assert store is not None
+        parts = []
+        sentence_start = starts_sentence(context)
+        if USER in computed:
+            known, unknown, total, singletons = store.unigram(lex.index)
+            if sentence_start:  # as for the document's words: only capitals open a sentence
+                known *= lex.capitalised
+                unknown = {w: c for w, c in unknown.items() if w[0].isupper()}
+            if total and (unknown or known.any()):
+                extra = {w: c / total for w, c in unknown.items()}
+                confidence = repeat_rate(total, singletons)
+                parts.append(Component(USER, known / total, extra, confidence))
+        previous = last_word(context) if USERBIGRAM in computed else None
+        pairs = store.following(previous) if previous is not None else {}
+        if pairs:
+            parts.append(following(USERBIGRAM, pairs, lex.index))
+        return parts
+
+    def _decide_boundary(self, context: str) -> _Boundary:
+        found = self.components(context)
+        # Weights of the components present renormalised: an empty document has no
+        # document-local evidence, and its share goes to the others.
+        weights = [self.mixture.weight(p.name) * p.confidence for p in found.parts]
+        norm = sum(weights) or 1.0
+        mixed = np.zeros(len(self.engine.lexicon), dtype=np.float64)
+        extra: dict[str, float] = {}
+        for part, weight in zip(found.parts, weights, strict=True):
+            weight /= norm
+            mixed += weight * part.dense
+            for word, p in part.extra.items():
+                extra[word] = extra.get(word, 0.0) + weight * p
+        self.engine.tables.opening(mixed, context, self._doc)
+        return _Boundary(context, mixed, extra, found.lead, found.tokens, found.logprobs)
+
+    # -- in-word filtering --------------------------------------------------------------
+
+    def _filter(self, boundary: _Boundary, prefix: str, n: int) -> list[Candidate]:
+        """The `n` most probable words starting with `prefix`, from the cached distribution."""
+        if not prefix:
+            own = self.engine.tables.start_candidates(boundary.dense, n)
+            if own is not None:
+                return own
+        lex = self.engine.lexicon
+        lo, hi = lex.prefix_range(prefix)
+        probs = boundary.dense[lo:hi]
+        if len(probs) > n:
+            top = np.argpartition(-probs, n)[:n]
+        else:
+            top = np.arange(len(probs))
+        found = {lex.words[lo + i]: float(probs[i]) for i in top if probs[i] > 0}
+        for word, p in boundary.extra.items():
+            if word.startswith(prefix):
+                found[word] = found.get(word, 0.0) + p
+        # The word already typed in full is no completion.
+        found.pop(prefix, None)
+        mass = float(probs.sum()) + sum(
+            p for word, p in boundary.extra.items() if word.startswith(prefix)
+        )
+        # What the token search found for a shorter prefix is only part of its mass.
+        mass += sum(rest for p, rest in boundary.unspelled.items() if prefix.startswith(p))
+        mass = mass or 1.0
+        ranked = sorted(found.items(), key=lambda item: (-item[1], item[0]))[:n]
+        return [Candidate(word, p / mass) for word, p in ranked]
+
+    def _order(self, ranked: list[Candidate], k: int) -> list[Candidate]:
+        """Best first at temperature 0; otherwise a draw without replacement."""
+        if self.temperature == 0 or len(ranked) <= 1:
+            return ranked[:k]
+        pool = ranked[: self.top_k]
+        logits = np.log(np.array([c.prob for c in pool]) + 1e-12) / self.temperature
+        # Gumbel top-k: sorting perturbed logits samples k items without replacement.
+        keys = logits + self._rng.gumbel(size=len(pool))
+        return [pool[i] for i in np.argsort(-keys)[:k]]
+
+    # -- the token search, for words the tables do not know -----------------------------
+
+    def _spell(self, boundary: _Boundary, prefix: str, k: int) -> list[Candidate]:
+        """Spell out words starting with `prefix` token by token with the model.
+
+        Only runs when the cached distribution has no word for the prefix: a new
+        identifier, a rare name. Up to `k` paths start from the best first tokens
+        consistent with the prefix; each follows the best consistent token until the
+        prefix is covered, then the model's choice until it prefers to end the word.
+        """
+        texts = self.engine.token_texts()
+        lead = boundary.lead
+        target = lead + prefix
+        first = np.array(self.engine.consistent_tokens("", target, lead), dtype=np.int64)
+        if not len(first):
+            return []
+        # Each word's share is of everything the model gives the prefix's first tokens.
+        prefix_mass = float(np.exp(boundary.logprobs[first]).sum())
+        order = first[np.argsort(-boundary.logprobs[first])][:k]
+        found: dict[str, float] = {}
+        for token in order:
+            word, logp = texts[token], float(boundary.logprobs[token])
+            path = [*boundary.tokens, int(token)]
+            for _ in range(MAX_SPELL_TOKENS - 1):
+                logprobs = self._scorer.logprobs(path)
+                if len(word) >= len(target):
+                    # Past the prefix the model is free; a non-word token ends the word.
+                    best = int(np.argmax(logprobs))
+                    if not is_word(texts[best]):
+                        break
+                else:
+                    options = self.engine.consistent_tokens(word, target, lead)
+                    if not options:
+                        break
+                    best = max(options, key=lambda t: logprobs[t])
+                word += texts[best]
+                logp += float(logprobs[best])
+                path.append(best)
+            word = word[len(lead) :]
+            if word.startswith(prefix) and len(word) > len(prefix):
+                found[word] = max(found.get(word, -np.inf), logp)
+        self.stats.forwards = self._scorer.forwards
+        if not found:
+            return []
+        return [
+            Candidate(word, min(1.0, float(np.exp(v)) / prefix_mass))
+            for word, v in sorted(found.items(), key=lambda item: -item[1])
+        ]
+
+
+def _next_word_start(text: str, pos: int) -> int:
+    """The first offset at or after `pos` where a word starts after whitespace."""
+    pos = max(0, pos)
+    match = WORD_RE.search(text, pos)
+    while match is not None and match.start() > 0 and not text[match.start() - 1].isspace():
+        match = WORD_RE.search(text, match.end())
+    return match.start() if match is not None else pos

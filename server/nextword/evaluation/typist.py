@@ -1,0 +1,267 @@
+"""The simulated typist of docs/EVAL.md, for nextword and the baselines alike.
+
+For each word of a held-out text, with everything before it (in its document) as
+context, the typist asks for the top-k candidates after typing 0, 1, 2, ... of its
+characters, and accepts the word as soon as it is offered. Keystroke savings
+(KSR@k), next-word accuracy at word starts, diversity and decision latency follow.
+Documents in a file are separated by form-feed lines (as `prepare-corpus` writes
+them); each starts with an empty context.
+
+Chinese documents (more than half of their non-space characters Han,
+`data.documents.is_han_document`) are typed by `type_document_cjk` instead, as EVAL.md
+says for CJK text: the unit is the continuation the engine proposes at each Han
+character (one or more characters), accepted when it is a prefix of the remaining text,
+and KSR is counted in characters. Their results also carry next-character accuracy
+(`nextchar_top1`, `nextchar_top3`).
+
+`nextword eval` (commands/eval.py) runs it over files; the fits and the learning
+evaluation call `type_document` directly.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nextword.data.documents import is_han_document, read_documents
+from nextword.engine.words import WORD_RE, is_han
+from nextword.percentiles import summary
+
+KS = (1, 3, 5)
+MAX_K = max(KS)
+Predict = Callable[[str, str, int], list[str]]
+# Chinese: candidates asked for at each Han position. Only the first MAX_K can be accepted;
+# the rest serve the next-character ranking (distinct first characters), which needs more
+# than MAX_K continuations when several start with the same character.
+NEXT_CHAR_K = 20
+CJK_K = max(MAX_K, NEXT_CHAR_K)
+
+
+@dataclass
+class Tally:
+    """Running sums for one predictor over one file."""
+
+    chars: int = 0
+    words: int = 0  # words, plus Han positions of Chinese documents
+    word_docs: int = 0
+    cjk_docs: int = 0
+    han_positions: int = 0
+    nextchar_top1: int = 0
+    nextchar_top3: int = 0
+    keystrokes: dict[int, int] = field(default_factory=lambda: {k: 0 for k in KS})
+    ranked_keystrokes: dict[int, int] = field(default_factory=lambda: {k: 0 for k in KS})
+    top1: int = 0
+    top3: int = 0
+    reciprocal: float = 0.0
+    diversity: float = 0.0
+    diversity_n: int = 0
+    boundary_ms: list[float] = field(default_factory=list)
+    inword_ms: list[float] = field(default_factory=list)
+
+    def word_start(self, rank: int | None, candidates: list[str]) -> None:
+        """Count a word start (every Han position in Chinese): the accepted rank, if any."""
+        self.top1 += rank == 1
+        self.top3 += rank is not None and rank <= 3
+        self.reciprocal += 1 / rank if rank else 0.0
+        if (d := diversity(candidates)) is not None:
+            self.diversity += d
+            self.diversity_n += 1
+
+    def quality(self) -> dict[str, float]:
+        n = max(self.words, 1)
+        out = {f"ksr@{k}": 1 - self.keystrokes[k] / max(self.chars, 1) for k in KS}
+        out.update(
+            {f"ksr@{k}(ranked)": 1 - self.ranked_keystrokes[k] / max(self.chars, 1) for k in KS}
+        )
+        out.update(
+            {
+                "top1": self.top1 / n,
+                "top3": self.top3 / n,
+                "mrr@5": self.reciprocal / n,
+                "diversity@3": self.diversity / max(self.diversity_n, 1),
+            }
+        )
+        if self.han_positions:
+            out["nextchar_top1"] = self.nextchar_top1 / self.han_positions
+            out["nextchar_top3"] = self.nextchar_top3 / self.han_positions
+        return {k: round(v, 4) for k, v in out.items()}
+
+    def unit(self) -> str:
+        """What `words` counts: "word", "character-continuation" (Chinese) or "mixed"."""
+        if self.cjk_docs and self.word_docs:
+            return "mixed"
+        return "character-continuation" if self.cjk_docs else "word"
+
+    def latency(self) -> dict[str, Any]:
+        out: dict[str, Any] = summary(self.boundary_ms + self.inword_ms)
+        out["boundary"] = summary(self.boundary_ms)
+        out["inword"] = summary(self.inword_ms)
+        return out
+
+
+def edit_distance(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def diversity(candidates: list[str]) -> float | None:
+    top = candidates[:3]
+    pairs = [(a, b) for i, a in enumerate(top) for b in top[i + 1 :]]
+    if not pairs:
+        return None
+    return sum(edit_distance(a, b) for a, b in pairs) / len(pairs)
+
+
+def type_document(doc: str, predict: Predict, tally: Tally) -> None:
+    """Simulate typing one document; add its costs to `tally`."""
+    tally.chars += len(doc)
+    tally.word_docs += 1
+    word_chars = 0
+    for match in WORD_RE.finditer(doc):
+        word, context = match.group(), doc[: match.start()]
+        word_chars += len(word)
+        tally.words += 1
+        ranks: list[int | None] = []
+        for j in range(len(word)):
+            start = time.perf_counter()
+            candidates = predict(context, word[:j], MAX_K)
+            elapsed = (time.perf_counter() - start) * 1000
+            (tally.boundary_ms if j == 0 else tally.inword_ms).append(elapsed)
+            rank = candidates.index(word) + 1 if word in candidates[:MAX_K] else None
+            ranks.append(rank)
+            if j == 0:
+                tally.word_start(rank, candidates)
+            if rank == 1:
+                break  # every k accepts here; later prefixes are never typed
+        for k in KS:
+            accepted = next((j for j, r in enumerate(ranks) if r is not None and r <= k), None)
+            if accepted is None:
+                tally.keystrokes[k] += len(word)
+                tally.ranked_keystrokes[k] += len(word)
+            else:
+                tally.keystrokes[k] += accepted + 1
+                tally.ranked_keystrokes[k] += accepted + ranks[accepted]  # type: ignore[operator]
+    # Separators (everything that is not a word character) are always typed.
+    separators = len(doc) - word_chars
+    for k in KS:
+        tally.keystrokes[k] += separators
+        tally.ranked_keystrokes[k] += separators
+
+
+def type_document_cjk(doc: str, predict: Predict, tally: Tally) -> None:
+    """Simulate typing one Chinese document; add its costs to `tally`.
+
+    At every Han character `doc[i]` the engine is asked once for continuations of `doc[:i]`
+    (with no typed prefix). The context does not depend on k, so the answers are kept by
+    position and the typist's walk is replayed for each k from them, exactly: at a Han
+    position it accepts the longest of the top-k candidates that is a prefix of `doc[i:]`
+    (the best rank among equally long ones), for 1 keystroke (r in the ranked variant),
+    and moves past it; otherwise it types the character (+1). Everything else (punctuation,
+    digits, spaces, line breaks, and Latin words inside the Chinese text) is typed, +1 per
+    character. Next-continuation accuracy (top1, top3, mrr@5) and next-character accuracy
+    are counted at every Han position, whether or not a walk stops there.
+    """
+    tally.chars += len(doc)
+    tally.cjk_docs += 1
+    answers: dict[int, list[str]] = {}
+    for i, char in enumerate(doc):
+        if not is_han(char):
+            continue
+        start = time.perf_counter()
+        candidates = [c for c in predict(doc[:i], "", CJK_K) if c]
+        tally.boundary_ms.append((time.perf_counter() - start) * 1000)
+        answers[i] = candidates
+        tally.words += 1
+        tally.han_positions += 1
+        rank = next((r for r, c in enumerate(candidates[:MAX_K], 1) if doc.startswith(c, i)), None)
+        tally.word_start(rank, candidates)
+        firsts = list(dict.fromkeys(c[0] for c in candidates))
+        tally.nextchar_top1 += firsts[:1] == [char]
+        tally.nextchar_top3 += char in firsts[:3]
+    for k in KS:
+        keystrokes = ranked = i = 0
+        while i < len(doc):
+            accepted = _longest_accepted(answers.get(i, []), doc, i, k)
+            if accepted is None:
+                keystrokes += 1
+                ranked += 1
+                i += 1
+            else:
+                rank, length = accepted
+                keystrokes += 1
+                ranked += rank
+                i += length
+        tally.keystrokes[k] += keystrokes
+        tally.ranked_keystrokes[k] += ranked
+
+
+def _longest_accepted(candidates: list[str], doc: str, i: int, k: int) -> tuple[int, int] | None:
+    """(rank, length) of the longest top-k candidate that `doc` continues with at `i`."""
+    best: tuple[int, int] | None = None
+    for rank, candidate in enumerate(candidates[:k], 1):
+        if doc.startswith(candidate, i) and (best is None or len(candidate) > best[1]):
+            best = (rank, len(candidate))
+    return best
+
+
+def evaluate_file(
+    path: Path,
+    predictors: dict[str, Callable[[], Predict]],
+    *,
+    max_words: int | None,
+    progress: bool,
+    cjk_predictors: dict[str, Callable[[], Predict]] | None = None,
+    doc_words: int | None = None,
+) -> dict[str, Any]:
+    """Run every predictor over one file; the first predictor is the one reported on top.
+
+    Chinese documents are typed by `type_document_cjk`, with the predictor of the same name
+    in `cjk_predictors` where there is one (the character-level baselines).
+    """
+    docs, bad = read_documents(path, max_words, doc_words)
+    results: dict[str, Tally] = {}
+    for name, make in predictors.items():
+        tally = Tally()
+        bar = _progress(len(docs), f"{path.name} [{name}]", progress)
+        for doc in docs:
+            # A fresh predictor per document: per-document state starts empty.
+            if is_han_document(doc):
+                type_document_cjk(doc, (cjk_predictors or {}).get(name, make)(), tally)
+            else:
+                type_document(doc, make(), tally)
+            bar.update(1)
+        bar.close()
+        results[name] = tally
+    main_name = next(iter(predictors))
+    main = results[main_name]
+    out: dict[str, Any] = {
+        "file": str(path),
+        "unit": main.unit(),
+        "words": main.words,
+        "characters": main.chars,
+    }
+    out.update(main.quality())
+    out["latency_ms"] = main.latency()
+    if bad:
+        out["invalid_utf8_replaced"] = bad
+    out["baselines"] = {
+        name: {**t.quality(), "latency_ms": t.latency()}
+        for name, t in results.items()
+        if name != main_name
+    }
+    return out
+
+
+def _progress(total: int, desc: str, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="doc", disable=not enabled, file=sys.stderr)

@@ -1,0 +1,208 @@
+"""The word tables a model directory carries, built from the training text.
+
+`build_tables` writes lexicon.txt and lexicon.npz: the words, their counts (weighed by
+the training mix), each word's first tokens and its share of them (engine/lexicon.py
+reads these), and the word trigram's tables (engine/ngram.py reads those).
+`build_han_tables` writes a Chinese model's continuations instead.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+from nextword.data.documents import count_words, read_documents
+from nextword.engine.lexicon import conditional, first_tokens, tokenizer_digest
+from nextword.engine.ngram import events
+from nextword.engine.words import is_candidate, is_han, is_han_text
+
+MAX_WORDS = 60_000
+# N-grams seen once are pruned from the tables, their contexts' totals kept, so the
+# discounted mass still flows to the lower order (engine/ngram.py).
+MIN_NGRAM_COUNT = 2
+MIN_COUNT = 3
+# Chinese continuations: words of the corpus's own segmentation, up to four characters.
+MAX_HAN_WORD = 4
+MIN_HAN_COUNT = 2
+
+
+def mixed_counts(
+    files: list[Path], shares: list[float] | None
+) -> tuple[Counter[str], Counter[str]]:
+    """(raw, mixed) word counts of the training files.
+
+    Mixed counts weigh each file by its share of the training mix over its share of
+    the words, so the word tables see the sources as the model did: with the kernel
+    documentation a third of the words but 5% of the batches, P(word | first token)
+    after " time" would otherwise favour "timeout" over "times". Rounded to integers,
+    the least weighted file counting 1 per occurrence.
+    """
+    per_file = [count_words([f]) for f in files]
+    raw: Counter[str] = Counter()
+    for counts in per_file:
+        raw.update(counts)
+    if shares is None:
+        return raw, raw
+    sizes = [max(1, sum(c.values())) for c in per_file]
+    total = sum(sizes)
+    weights = [share / (size / total) for share, size in zip(shares, sizes, strict=True)]
+    least = min(weights)
+    mixed: Counter[str] = Counter()
+    for counts, w in zip(per_file, weights, strict=True):
+        factor = w / least
+        mixed.update({word: max(1, round(c * factor)) for word, c in counts.items()})
+    return raw, mixed
+
+
+def build_tables(
+    train_files: list[Path], model_dir: Path, shares: list[float] | None = None
+) -> None:
+    """Count the training text and write lexicon.txt and lexicon.npz into `model_dir`.
+
+    Args:
+        shares: each file's share of the training mix (see `mixed_counts`); None
+            counts the files as they are.
+    """
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    raw_counts, all_counts = mixed_counts(train_files, shares)
+    # A word enters the lexicon by how often it was written; it ranks by the mix.
+    ranked = [
+        w for w, _ in all_counts.most_common() if raw_counts[w] >= MIN_COUNT and is_candidate(w)
+    ]
+    kept = ranked[:MAX_WORDS]
+    words = sorted(kept)
+    counts = np.array([all_counts[w] for w in words], dtype=np.int64)
+    # Z per first token counts every training word, so rare words keep their share.
+    every = list(all_counts)
+    every_counts = np.array([all_counts[w] for w in every], dtype=np.float64)
+    v = tokenizer.get_vocab_size()
+    arrays: dict[str, np.ndarray] = {"counts": counts}
+    for lead, name in ((" ", "space"), ("", "bare")):
+        first = first_tokens(tokenizer, words, lead)
+        all_first = first_tokens(tokenizer, every, lead)
+        arrays[f"first_{name}"] = first
+        arrays[f"cond_{name}"] = conditional(counts, first, all_first, every_counts, v)
+    index = {w: i for i, w in enumerate(words)}
+    arrays.update(build_ngrams(train_files, index))
+    arrays["tokenizer_digest"] = np.array(tokenizer_digest(tokenizer))
+    (model_dir / "lexicon.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+    np.savez_compressed(model_dir / "lexicon.npz", **arrays)  # type: ignore[arg-type]
+    print(f"lexicon: {len(words):,} words; n-gram tables: {describe_ngrams(arrays)}")
+
+
+def build_han_tables(segmented_files: list[Path], model_dir: Path) -> None:
+    """The Chinese lexicon: continuations of 1-4 characters, from word-segmented text.
+
+    The words are the corpus's own segmentation (People's Daily is segmented by
+    hand), so a multi-character candidate is a real word, not a fixed-length chunk.
+    Every Han character the tokenizer holds as one token is a candidate too, so any
+    next character can be offered. With one token per character, the first token of
+    a word is its first character, and P(word) = P(first character) x the word's
+    share of the corpus words that start with that character.
+    """
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    every: Counter[str] = Counter()
+    for file in segmented_files:
+        with file.open(encoding="utf-8") as f:
+            for line in f:
+                every.update(w for w in line.split() if is_han_text(w))
+    for token_id in tokenizer.get_vocab().values():
+        char = tokenizer.decode([token_id])
+        if len(char) == 1 and is_han(char):
+            every[char] += 0  # present, with the count the corpus gives it (maybe 0)
+    single = {c for c in every if len(c) == 1 and len(tokenizer.encode(c).ids) == 1}
+    words = sorted(
+        w
+        for w, c in every.items()
+        if w[0] in single and (len(w) == 1 or (len(w) <= MAX_HAN_WORD and c >= MIN_HAN_COUNT))
+    )
+    # A character seen only inside words still gets a little mass as a continuation.
+    counts = np.array([max(every[w], 1) for w in words], dtype=np.int64)
+    first = first_tokens(tokenizer, words, "")
+    eligible = [w for w in every if w[0] in single]
+    all_counts = np.array([max(every[w], 1) for w in eligible], dtype=np.float64)
+    all_first = first_tokens(tokenizer, eligible, "")
+    cond = conditional(counts, first, all_first, all_counts, tokenizer.get_vocab_size())
+    arrays: dict[str, np.ndarray] = {
+        "counts": counts,
+        # No spaces in Chinese: the same first token with or without one before.
+        "first_space": first,
+        "first_bare": first,
+        "cond_space": cond,
+        "cond_bare": cond,
+        "tokenizer_digest": np.array(tokenizer_digest(tokenizer)),
+    }
+    (model_dir / "lexicon.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+    np.savez_compressed(model_dir / "lexicon.npz", **arrays)  # type: ignore[arg-type]
+    multi = sum(1 for w in words if len(w) > 1)
+    print(f"lexicon: {len(words):,} continuations ({multi:,} of 2-{MAX_HAN_WORD} characters)")
+
+
+def ngram_ids(files: Iterable[Path], index: dict[str, int]) -> np.ndarray:
+    unk, start = len(index), len(index) + 1
+    out: list[int] = []
+    for file in files:
+        docs, _ = read_documents(file, None)
+        for doc in docs:
+            out.append(start)
+            out.extend(start if e == "<s>" else index.get(e, unk) for e in events(doc))
+    return np.asarray(out, dtype=np.int64)
+
+
+def _csr(ctx: np.ndarray, nxt: np.ndarray, cnt: np.ndarray, totals: np.ndarray, types: np.ndarray):
+    """Context keys with their kept continuations, as compressed sparse rows."""
+    keep = cnt >= MIN_NGRAM_COUNT
+    kctx, knext, kcnt = ctx[keep], nxt[keep], cnt[keep]
+    keys, starts = np.unique(kctx, return_index=True)
+    ptr = np.append(starts, len(kctx)).astype(np.int64)
+    all_keys = np.unique(ctx)
+    pos = np.searchsorted(all_keys, keys)
+    return keys, ptr, knext.astype(np.int32), kcnt.astype(np.int32), totals[pos], types[pos]
+
+
+def build_ngrams(files: list[Path], index: dict[str, int]) -> dict[str, np.ndarray]:
+    """Bigram and trigram tables over the lexicon ids (unknown = W, <s> = W + 1)."""
+    ids = ngram_ids(files, index)
+    base = len(index) + 2
+    out: dict[str, np.ndarray] = {}
+    for order, name in ((2, "bi"), (3, "tri")):
+        ctx = ids[: len(ids) - order + 1].copy()
+        for k in range(1, order - 1):
+            ctx = ctx * base + ids[k : len(ids) - order + 1 + k]
+        nxt = ids[order - 1 :]
+        grams, counts = np.unique(ctx * base + nxt, return_counts=True)
+        g_ctx, g_next = grams // base, grams % base
+        _, ctx_start = np.unique(g_ctx, return_index=True)
+        totals = np.add.reduceat(counts, ctx_start)
+        types = np.diff(np.append(ctx_start, len(g_ctx)))
+        # Predicting "unknown" or "<s>" is of no use to the decider.
+        wanted = g_next < len(index)
+        keys, ptr, nx, cn, tot, ty = _csr(
+            g_ctx[wanted], g_next[wanted], counts[wanted],
+            np.repeat(totals, types)[wanted], np.repeat(types, types)[wanted],
+        )  # fmt: skip
+        out.update(
+            {
+                f"{name}_keys": keys,
+                f"{name}_ptr": ptr,
+                f"{name}_next": nx,
+                f"{name}_count": cn,
+                f"{name}_total": tot.astype(np.float32),
+                f"{name}_types": ty.astype(np.float32),
+            }
+        )
+    return out
+
+
+def describe_ngrams(arrays: dict[str, np.ndarray]) -> str:
+    return (
+        f"{len(arrays['bi_next']):,} bigrams over {len(arrays['bi_keys']):,} contexts, "
+        f"{len(arrays['tri_next']):,} trigrams over {len(arrays['tri_keys']):,} contexts"
+    )
