@@ -226,7 +226,7 @@ def fetch_stdlib(cache: Path) -> tuple[str, Path]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Cleaning: pure functions on strings, tested in tests/test_corpus.py
+# Cleaning: pure functions on strings, tested in tests/unit/test_corpus.py
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)

@@ -5,7 +5,7 @@ headers, HTML parts, quoted replies, attribution lines ("On ... wrote:"), signat
 PGP armour and mailing-list footers taken out. What is left is the kind of text a
 user types into a mail client, which is what the model should learn from emails.
 
-Pure functions on strings; tested in tests/test_mailclean.py on messages written
+Pure functions on strings; tested in tests/unit/test_mailclean.py on messages written
 for the purpose.
 """
 

@@ -88,7 +88,7 @@ class Decider:
         self._anchor = 0  # character offset where the token window starts
         self._boundary: _Boundary | None = None
         self._rng = np.random.default_rng(seed)
-        # The user's own words (learning.py), shared by every document; None: learning off.
+        # The user's own words (personal.py), shared by every document; None: learning off.
         self.store = store
         self._catch_up = False  # the next window is short if it needs many new tokens
 

@@ -2,7 +2,7 @@
 
 Counts are cheap where a small transformer trained on two cores is weak: frequent
 phrases and fixed collocations. The decider mixes this distribution with the
-model's (weights fitted on dev text, see mixture.py).
+model's (weights fitted on dev text, see training/mixture.py).
 
     P(w | u v) = max(c(uvw) - D, 0) / c(uv) + D * n(uv) / c(uv) * P(w | v)
 

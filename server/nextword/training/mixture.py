@@ -1,7 +1,7 @@
 """Fit the decider's mixture weights on dev text.
 
 At each word start of the dev text, each of the decider's components
-(engine.Component) ranks the words, with a confidence that scales its weight there.
+(engine/components.py) ranks the words, with a confidence that scales its weight there.
 A weight vector is scored by how often the mix puts the word actually typed among its
 first three (top-3, what a user sees), at the word start and once its first letter
 is typed (keystroke savings come from both), ties broken by the mean log-probability
@@ -182,7 +182,7 @@ def fit_and_save(model_dir: Path, files: list[Path], max_words: int) -> dict[str
     engine = Engine.load(model_dir, warmup=False)
     positions = collect(engine, files, max_words)
     weights, half, top3, ll, grid = fit_evidence(*positions)
-    # The personal store's weights (learning_fit.py) are fitted separately: keep them.
+    # The personal store's weights (personal_fit.py) are fitted separately: keep them.
     old = _read(model_dir / "mixture.json")
     personal = {k: v for k, v in old.get("weights", {}).items() if k in PERSONAL}
     record: dict[str, Any] = {
@@ -221,7 +221,7 @@ HAN_FIT_CHARS = 1500
 
 
 def fit_han_and_save(model_dir: Path, files: list[Path]) -> dict[str, float]:
-    """A Chinese model's mixture: its distribution and the document cache (hancache.py).
+    """A Chinese model's mixture: its distribution and the document cache (engine/hancache.py).
 
     The word trigram and the word caches count space-separated words, which Chinese
     does not have: they are off. The cache's weight is the grid value with the best
