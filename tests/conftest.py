@@ -1,39 +1,14 @@
-"""Shared fixtures: a tiny real model trained by the real `nextword train` command."""
+"""The shared fixtures: a tiny real model trained by the real `nextword train` command,
+and the bundled model loaded in-process. Shared helpers are in helpers.py."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures"
-
-
-def plain(obj: Any) -> Any:
-    """A custom request's result as dicts and lists (pygls gives named tuples)."""
-    if hasattr(obj, "_asdict"):
-        obj = obj._asdict()
-    if isinstance(obj, dict):
-        return {k: plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [plain(v) for v in obj]
-    return obj
-
-
-def nextword(*args: str, check: bool = True, **kwargs) -> subprocess.CompletedProcess[str]:
-    """Run the `nextword` command as a user would, capturing its output."""
-    return subprocess.run(
-        [sys.executable, "-m", "nextword", *args],
-        capture_output=True,
-        text=True,
-        check=check,
-        timeout=600,
-        **kwargs,
-    )
+# ROOT: until tests/unit/test_vscode_settings.py imports it from helpers, as the rest do.
+from helpers import FIXTURES, ROOT, nextword  # noqa: F401
 
 
 @pytest.fixture(scope="session")

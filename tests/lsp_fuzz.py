@@ -1,11 +1,12 @@
 """A seeded protocol fuzzer for `nextword serve`: valid typing mixed with hostile traffic.
 
-Used by tests/test_fuzz.py (a few thousand messages in CI) and run by hand or
-nightly for longer runs:
+Used by tests/server/test_fuzz.py (a few thousand messages in CI) and run by hand or
+nightly for longer runs (scripts/nightly):
 
     python tests/lsp_fuzz.py --messages 20000 --seed 7
 
-It spawns the real server over stdio with the bundled model and sends a mix of
+It spawns the real server over stdio with the bundled model and, through the
+benchmark's client (nextword.evaluation.lspclient), sends a mix of
 typing, bad ranges, out-of-order versions, edits to unopened documents, double
 opens and closes, CRLF/CR line ends, emoji, positions that split a surrogate pair,
 combining marks, zero-width characters, 10 MB single-line documents, settings of
@@ -27,17 +28,20 @@ import json
 import os
 import random
 import re
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-SERVER = [sys.executable, "-m", "nextword", "serve"]
-INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32600, -32601, -32602
+from lsprotocol import types
+
+from helpers import EDITOR_CAPABILITIES
+from nextword.evaluation.lspclient import LspClient, Response
+
+METHOD_NOT_FOUND = types.ErrorCodes.MethodNotFound
+INVALID_PARAMS = types.ErrorCodes.InvalidParams
 
 # Pieces of text that stress position arithmetic and line splitting.
 PIECES = [
@@ -130,132 +134,6 @@ class ClientDoc:
         return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-# ------------------------------------------------------------------------ the wire
-
-
-class RawServer:
-    """The server process, with a reader thread collecting everything it sends."""
-
-    def __init__(
-        self,
-        cmd: list[str] | None = None,
-        *,
-        stderr: Any = subprocess.DEVNULL,
-        env: dict[str, str] | None = None,
-    ):
-        self.proc = subprocess.Popen(
-            cmd or SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env
-        )
-        self.responses: dict[Any, dict[str, Any]] = {}
-        self.methods: dict[int, str] = {}  # what each request asked, for failure messages
-        self.null_id_errors = 0
-        self.notifications: Counter[str] = Counter()
-        self.server_requests: Counter[str] = Counter()  # what the server asked the client
-        self.show_messages: list[dict[str, Any]] = []
-        self._cond = threading.Condition()
-        self._next_id = 0
-        self._reader = threading.Thread(target=self._read_loop, daemon=True)
-        self._reader.start()
-
-    def _read_loop(self) -> None:
-        stream = self.proc.stdout
-        assert stream is not None
-        while True:
-            length = None
-            while True:
-                line = stream.readline()
-                if not line:
-                    with self._cond:
-                        self._cond.notify_all()
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                name, _, value = line.partition(b":")
-                if name.strip().lower() == b"content-length":
-                    length = int(value)
-            assert length is not None, "a message without Content-Length"
-            message = json.loads(stream.read(length))
-            self._dispatch(message)
-
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        if "method" in message and "id" in message:
-            # The server asks (configuration, progress, registration): answer plainly.
-            self.server_requests[message["method"]] += 1
-            result: Any = None
-            if message["method"] == "workspace/configuration":
-                result = [None for _ in message["params"]["items"]]
-            self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
-        elif "method" in message:
-            self.notifications[message["method"]] += 1
-            if message["method"] == "window/showMessage":
-                self.show_messages.append(message["params"])
-        else:
-            with self._cond:
-                if message.get("id") is None:
-                    self.null_id_errors += 1
-                else:
-                    self.responses[message["id"]] = message
-                self._cond.notify_all()
-
-    def send_raw(self, body: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-        self.proc.stdin.flush()
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.send_raw(json.dumps(message).encode("utf-8", "surrogatepass"))
-
-    def notify(self, method: str, params: Any) -> None:
-        self.send({"jsonrpc": "2.0", "method": method, "params": params})
-
-    def request(self, method: str, params: Any = None, *, omit_params: bool = False) -> int:
-        self._next_id += 1
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
-        if not omit_params:
-            message["params"] = params
-        self.methods[self._next_id] = method
-        self.send(message)
-        return self._next_id
-
-    def wait(self, msg_id: Any, timeout: float = 60.0) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while msg_id not in self.responses:
-                left = deadline - time.monotonic()
-                if left <= 0 or self.proc.poll() is not None:
-                    what = self.methods.get(msg_id, "?")
-                    raise AssertionError(f"no answer to request {msg_id} ({what})")
-                self._cond.wait(left)
-            return self.responses[msg_id]
-
-    def call(self, method: str, params: Any = None, timeout: float = 60.0) -> Any:
-        answer = self.wait(self.request(method, params), timeout)
-        if "error" in answer:
-            raise AssertionError(f"{method} failed: {answer['error']}")
-        return answer.get("result")
-
-    def initialize(self, settings: dict[str, Any] | None = None) -> None:
-        caps = {
-            "workspace": {"configuration": True, "didChangeConfiguration": {}},
-            "window": {"workDoneProgress": True},
-        }
-        self.call(
-            "initialize",
-            {"processId": None, "capabilities": caps, "initializationOptions": settings or {}},
-        )
-        self.notify("initialized", {})
-
-    def close(self) -> int:
-        """shutdown + exit; the exit code."""
-        self.call("shutdown", None)
-        self.notify("exit", None)
-        try:
-            return self.proc.wait(timeout=30)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-
-
 # ----------------------------------------------------------------------- the fuzzer
 
 
@@ -270,10 +148,11 @@ class Expected:
 
 @dataclass
 class Fuzzer:
-    server: RawServer
+    server: LspClient
     rng: random.Random
     docs: dict[str, ClientDoc] = field(default_factory=dict)
     expected: dict[int, Expected] = field(default_factory=dict)
+    answered: dict[int, Response] = field(default_factory=dict)  # taken early, to pace
     sent: Counter[str] = field(default_factory=Counter)
     huge_docs: int = 0
 
@@ -304,7 +183,7 @@ class Fuzzer:
         return {"line": line, "character": character}
 
     def check(self, uri: str) -> None:
-        msg_id = self.server.request("nextword/documentChecksum", {"uri": uri})
+        msg_id = self.server.send_request("nextword/documentChecksum", {"uri": uri})
         self.expected[msg_id] = Expected("checksum", sha256=self.docs[uri].sha256())
         self.sent["checksum"] += 1
 
@@ -392,7 +271,7 @@ class Fuzzer:
             params: dict[str, Any] = {"textDocument": {"uri": uri}, "position": cursor}
             if method.endswith("inlineCompletion"):
                 params["context"] = {"triggerKind": 2}
-            self.expect(self.server.request(method, params), "ok")
+            self.expect(self.server.send_request(method, params), "ok")
             self.sent["completion"] += 1
         self.check(uri)
 
@@ -404,32 +283,42 @@ class Fuzzer:
         if roll == 0:
             bad = {"line": -1, "character": 0}
             params = {"textDocument": {"uri": uri}, "position": bad}
-            self.expect(server.request("textDocument/completion", params), "error", INVALID_PARAMS)
+            self.expect(
+                server.send_request("textDocument/completion", params), "error", INVALID_PARAMS
+            )
         elif roll == 1:
             params = {"textDocument": {"uri": 5}, "position": {"line": "x", "character": None}}
-            self.expect(server.request("textDocument/completion", params), "error", INVALID_PARAMS)
+            self.expect(
+                server.send_request("textDocument/completion", params), "error", INVALID_PARAMS
+            )
         elif roll == 2:
-            self.expect(server.request("textDocument/completion", None), "error", INVALID_PARAMS)
+            self.expect(
+                server.send_request("textDocument/completion", None), "error", INVALID_PARAMS
+            )
         elif roll == 3:
-            msg_id = server.request("textDocument/completion", omit_params=True)
+            msg_id = server.send_request("textDocument/completion", omit_params=True)
             self.expect(msg_id, "error", INVALID_PARAMS)
         elif roll == 4:
             self.expect(
-                server.request("nextword/noSuchMethod", {"a": 1}), "error", METHOD_NOT_FOUND
+                server.send_request("nextword/noSuchMethod", {"a": 1}), "error", METHOD_NOT_FOUND
             )
         elif roll == 5:
-            self.expect(server.request("nextword/stats", omit_params=True), "ok")
+            self.expect(server.send_request("nextword/stats", omit_params=True), "ok")
         elif roll == 6:
             # A position far past the end: answered (empty or not), never an error.
             params = {"textDocument": {"uri": uri}, "position": {"line": 10**6, "character": 7}}
-            self.expect(server.request("textDocument/completion", params), "ok")
+            self.expect(server.send_request("textDocument/completion", params), "ok")
         elif roll == 7:
             params = {"textDocument": {"uri": uri}, "position": pos, "context": {"triggerKind": 99}}
             self.expect(
-                server.request("textDocument/inlineCompletion", params), "error", INVALID_PARAMS
+                server.send_request("textDocument/inlineCompletion", params),
+                "error",
+                INVALID_PARAMS,
             )
         else:
-            self.expect(server.request("nextword/documentChecksum", {}), "error", INVALID_PARAMS)
+            self.expect(
+                server.send_request("nextword/documentChecksum", {}), "error", INVALID_PARAMS
+            )
         self.sent["bad-request"] += 1
 
     def garbage(self) -> None:
@@ -490,7 +379,7 @@ class Fuzzer:
             self.edit_at(uri, len(self.docs[uri].text))
         line, character = self.docs[uri].position(len(self.docs[uri].text))
         params = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
-        self.expect(self.server.request("textDocument/completion", params), "ok")
+        self.expect(self.server.send_request("textDocument/completion", params), "ok")
         self.server.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
         self.docs.pop(uri)
         self.huge_docs += 1
@@ -532,27 +421,25 @@ class Fuzzer:
             self.settings()
 
 
-def verify(server: RawServer, expected: dict[int, Expected], null_id_requests: int) -> None:
+def verify(fuzzer: Fuzzer) -> None:
     """Every request answered as expected."""
-    for msg_id, want in expected.items():
-        answer = server.wait(msg_id)
+    server = fuzzer.server
+    for msg_id, want in fuzzer.expected.items():
+        answer = fuzzer.answered.pop(msg_id, None) or server.response(msg_id)
         if want.kind == "error":
-            assert "error" in answer, f"request {msg_id}: wanted an error, got {answer}"
-            assert answer["error"]["code"] == want.code, f"request {msg_id}: {answer['error']}"
+            assert answer.error is not None, f"request {msg_id}: wanted an error, got {answer}"
+            assert answer.error["code"] == want.code, f"request {msg_id}: {answer.error}"
         else:
-            assert "error" not in answer, f"request {msg_id}: {answer['error']}"
+            assert answer.error is None, f"request {msg_id}: {answer.error}"
         if want.kind == "checksum":
-            assert answer["result"]["sha256"] == want.sha256, f"document drift at {msg_id}"
-    assert server.null_id_errors == null_id_requests
+            assert answer.result["sha256"] == want.sha256, f"document drift at {msg_id}"
+    assert server.null_id_errors == fuzzer.sent["null-id-request"]
 
 
-def clean_completion(server: RawServer) -> list[str]:
+def clean_completion(server: LspClient) -> list[str]:
     """Type a sentence into a fresh document; the candidates offered after it."""
     uri = "file:///fuzz/clean.txt"
-    server.notify(
-        "textDocument/didOpen",
-        {"textDocument": {"uri": uri, "languageId": "plaintext", "version": 0, "text": ""}},
-    )
+    server.open_document(uri)
     text = "The history of the "
     for i, ch in enumerate(text):
         pos = {"line": 0, "character": i}
@@ -563,9 +450,7 @@ def clean_completion(server: RawServer) -> list[str]:
                 "contentChanges": [{"range": {"start": pos, "end": pos}, "text": ch}],
             },
         )
-    params = {"textDocument": {"uri": uri}, "position": {"line": 0, "character": len(text)}}
-    result = server.call("textDocument/completion", params)
-    return [item["label"] for item in result["items"]]
+    return server.labels(uri, types.Position(0, len(text)))
 
 
 def run(messages: int, seed: int, *, huge: int = 1) -> dict[str, Any]:
@@ -573,27 +458,28 @@ def run(messages: int, seed: int, *, huge: int = 1) -> dict[str, Any]:
     rng = random.Random(seed)
     # Learning, when the fuzzer turns it on, writes here, never in the user's data dir.
     data_dir = tempfile.TemporaryDirectory(prefix="nextword-fuzz-")
-    server = RawServer(env={**os.environ, "NEXTWORD_DATA_DIR": data_dir.name})
+    server = LspClient.spawn(env={**os.environ, "NEXTWORD_DATA_DIR": data_dir.name})
     started = time.perf_counter()
     try:
-        server.initialize({"throttleMs": 0})
+        server.initialize({"throttleMs": 0}, capabilities=EDITOR_CAPABILITIES)
         fuzzer = Fuzzer(server, rng)
         for _ in range(huge):
             fuzzer.huge()
         while sum(fuzzer.sent.values()) < messages:
             fuzzer.step()
             if len(fuzzer.expected) % 200 == 0 and fuzzer.expected:
-                # Keep the pipe from filling: wait for the latest answer now and then.
-                server.wait(max(fuzzer.expected))
-        verify(server, fuzzer.expected, fuzzer.sent["null-id-request"])
-        assert server.proc.poll() is None, "the server died"
+                # Pace the traffic: wait for the latest answer now and then.
+                latest = max(fuzzer.expected)
+                if latest not in fuzzer.answered:
+                    fuzzer.answered[latest] = server.response(latest)
+        verify(fuzzer)
+        assert server.alive, "the server died"
         # The settings the fuzzer sent last may be odd ones: restore sane ones.
         server.notify("workspace/didChangeConfiguration", {"settings": {"nextword": {"k": 5}}})
         words = clean_completion(server)
-        code = server.close()
+        code = server.shutdown()
     finally:
-        if server.proc.poll() is None:
-            server.proc.kill()
+        server.kill()
         data_dir.cleanup()
     return {
         "messages": sum(fuzzer.sent.values()),

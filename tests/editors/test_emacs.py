@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
-from conftest import ROOT
-from lsp_fuzz import RawServer
+from helpers import EDITOR_CAPABILITIES, ROOT
 from nextword.engine.words import is_word
+from nextword.evaluation.lspclient import LspClient
 from nextword.lsp.settings import DEFAULT_LANGUAGES, PROSE_LANGUAGES
 
 PACKAGE = ROOT / "editors" / "emacs"
@@ -146,14 +146,10 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def server_answers() -> dict[str, list[str]]:
     """What the same server offers a plain LSP client typing the same text, same settings."""
-    server = RawServer()
-    try:
-        server.initialize({"k": K})
+    with LspClient.spawn() as server:
+        server.initialize({"k": K}, capabilities=EDITOR_CAPABILITIES)
         uri = "file:///emacs/notes.txt"
-        server.notify(
-            "textDocument/didOpen",
-            {"textDocument": {"uri": uri, "languageId": "plaintext", "version": 0, "text": ""}},
-        )
+        server.open_document(uri)
 
         def type_and_ask(at: int, text: str, version: int) -> list[str]:
             pos = {"line": 0, "character": at}
@@ -167,7 +163,7 @@ def server_answers() -> dict[str, list[str]]:
             end = {"line": 0, "character": at + len(text)}
             params = {"textDocument": {"uri": uri}, "position": end, "context": {"triggerKind": 1}}
             return [
-                item["label"] for item in server.call("textDocument/completion", params)["items"]
+                item["label"] for item in server.request("textDocument/completion", params)["items"]
             ]
 
         start = type_and_ask(0, TEXT, 1)
@@ -176,10 +172,7 @@ def server_answers() -> dict[str, list[str]]:
             time.sleep(0.05)
             start = type_and_ask(len(TEXT), "", 1)
         prefix = type_and_ask(len(TEXT), PREFIX, 2)
-        assert server.close() == 0
-    finally:
-        if server.proc.poll() is None:
-            server.proc.kill()
+        assert server.shutdown() == 0
     return {"start": start, "prefix": prefix}
 
 

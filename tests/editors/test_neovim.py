@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from conftest import ROOT, nextword
+from helpers import ROOT, nextword
 from nextword.lsp.settings import DEFAULT_LANGUAGES, Settings
 
 pynvim = pytest.importorskip("pynvim", reason="run scripts/install-neovim")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, nextword
+from helpers import ROOT, nextword
 
 EXTENSION = ROOT / "vscode-extension"
 ARTIFACTS = EXTENSION / "artifacts"

@@ -1,7 +1,8 @@
-"""Chinese: routing by script, whole-character continuations, UTF-16 positions.
+"""Chinese: routing by script and whole-character continuations, in-process.
 
 Runs the real bundled models: the English default for alphabetic text and the
-Chinese model (server/nextword/models/zh) for text written without spaces.
+Chinese model (server/nextword/models/zh) for text written without spaces. The
+server's side (UTF-16 positions, ranges) is tests/server/test_chinese_server.py.
 """
 
 from __future__ import annotations
@@ -9,16 +10,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 
 import pytest
 
-from lsp_fuzz import RawServer
 from nextword.engine.router import Router
 from nextword.engine.words import is_han_text, is_word, script_before, split_prefix
-
-URI = "file:///chinese/a.txt"
 
 
 @pytest.fixture(scope="module")
@@ -77,78 +73,6 @@ def test_predict_offers_chinese_continuations() -> None:
     )
     found = [c["text"] for c in json.loads(out.stdout)["candidates"]]
     assert found and all(is_han_text(w) for w in found)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[RawServer]:
-    raw = RawServer()
-    raw.initialize()
-    yield raw
-    raw.close()
-
-
-def open_and_type(server: RawServer, uri: str, before: str, typed: str) -> tuple[int, int]:
-    """Open a one-line document holding `before`, type `typed` at its end; the cursor."""
-    server.notify(
-        "textDocument/didOpen",
-        {"textDocument": {"uri": uri, "languageId": "plaintext", "version": 0, "text": before}},
-    )
-    text = before
-    for n, ch in enumerate(typed, 1):
-        at = {"line": 0, "character": len(text.encode("utf-16-le")) // 2}
-        server.notify(
-            "textDocument/didChange",
-            {
-                "textDocument": {"uri": uri, "version": n},
-                "contentChanges": [{"range": {"start": at, "end": at}, "text": ch}],
-            },
-        )
-        text += ch
-    return 0, len(text.encode("utf-16-le")) // 2
-
-
-def ask(server: RawServer, method: str, uri: str, cursor: tuple[int, int]) -> dict:
-    params = {"textDocument": {"uri": uri}, "position": {"line": cursor[0], "character": cursor[1]}}
-    if method.endswith("inlineCompletion"):
-        params["context"] = {"triggerKind": 2}
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # until the models have loaded and decided
-        result = server.call(method, params)
-        if result["items"]:
-            return result
-        time.sleep(0.05)
-    raise AssertionError("no candidates")
-
-
-def test_server_offers_chinese_after_emoji_with_utf16_ranges(server: RawServer) -> None:
-    # 😀 is two UTF-16 code units: the cursor after "😀 今天天气很" is at 8, not 7.
-    cursor = open_and_type(server, URI, "😀 ", "今天天气很")
-    assert cursor == (0, 8)
-    result = ask(server, "textDocument/completion", URI, cursor)
-    for item in result["items"]:
-        assert is_han_text(item["label"])
-        # A continuation inserts at the cursor: it replaces no typed characters.
-        rng = item["textEdit"]["range"]
-        assert rng["start"] == rng["end"] == {"line": 0, "character": 8}
-    inline = ask(server, "textDocument/inlineCompletion", URI, cursor)
-    item = inline["items"][0]
-    assert is_han_text(item["insertText"])
-    assert item["range"]["start"] == item["range"]["end"] == {"line": 0, "character": 8}
-
-
-def test_server_offers_a_new_phrase_after_chinese_punctuation(server: RawServer) -> None:
-    cursor = open_and_type(server, "file:///chinese/b.txt", "", "今天下雨了。")
-    result = ask(server, "textDocument/completion", "file:///chinese/b.txt", cursor)
-    assert all(is_han_text(item["label"]) for item in result["items"])
-
-
-def test_server_completes_an_english_word_typed_after_chinese(server: RawServer) -> None:
-    uri = "file:///chinese/c.txt"
-    cursor = open_and_type(server, uri, "我喜欢 ", "pyth")
-    result = ask(server, "textDocument/completion", uri, cursor)
-    for item in result["items"]:
-        assert item["label"].startswith("pyth")
-        assert item["textEdit"]["range"]["start"] == {"line": 0, "character": cursor[1] - 4}
 
 
 def test_the_chinese_mixture_fit_writes_fitted_weights(tmp_path) -> None:

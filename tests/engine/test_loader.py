@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import nextword
+from helpers import nextword
 from nextword.engine.engine import Engine
 from nextword.engine.loader import ModelError
 

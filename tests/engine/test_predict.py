@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from conftest import ROOT, nextword
+from helpers import ROOT, nextword
 from nextword.engine.words import display_width
 
 ROW = re.compile(r"^(\d+)\. (.*?) +(\S+)%$")

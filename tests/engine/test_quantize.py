@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import FIXTURES, nextword
+from helpers import FIXTURES, nextword
 from nextword.engine.engine import Engine
 
 

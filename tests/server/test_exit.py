@@ -11,80 +11,51 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 
-from conftest import nextword
-from nextword.commands.bench import Connection
+from helpers import nextword
+from nextword.evaluation.lspclient import LspClient
 
 URI = "file:///tmp/nextword-test/exit.txt"
 CYCLES = 50
 KINDS = ("typed", "broken-model", "in-flight", "loading", "no-shutdown")
 
 
-def spawn(model: Path | None) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "nextword", "serve"]
-    if model is not None:
-        cmd += ["--model", str(model)]
-    return subprocess.Popen(
-        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-
-
-def start(conn: Connection) -> None:
-    conn.request(
-        types.INITIALIZE,
-        types.InitializeParams(capabilities=types.ClientCapabilities(), process_id=None),
-    )
-    conn.notify(types.INITIALIZED, types.InitializedParams())
-    conn.notify(
-        types.TEXT_DOCUMENT_DID_OPEN,
-        types.DidOpenTextDocumentParams(
-            types.TextDocumentItem(uri=URI, language_id="plaintext", version=1, text="")
-        ),
-    )
-
-
-def type_text(conn: Connection, text: str, version: int = 2) -> int:
+def type_text(client: LspClient, text: str, version: int = 2) -> int:
     """Insert `text` at the start of the empty document; returns a completion's id."""
     change = types.TextDocumentContentChangePartial(
         range=types.Range(types.Position(0, 0), types.Position(0, 0)), text=text
     )
-    msg_id, data = conn.keystroke(URI, version, change, types.Position(0, len(text)))
-    conn.write(data)
+    msg_id, data = client.keystroke(URI, version, change, types.Position(0, len(text)))
+    client.write(data)
     return msg_id
 
 
 def cycle(kind: str, broken: Path) -> tuple[int, str]:
     """One server's life, ended as `kind` says; its exit code and stderr."""
-    proc = spawn(broken if kind == "broken-model" else None)
-    try:
-        conn = Connection(proc)
-        start(conn)
+    args = ["--model", str(broken)] if kind == "broken-model" else []
+    with LspClient.spawn(*args, stderr=subprocess.PIPE) as client:
+        client.initialize()
+        client.open_document(URI, version=1)
         if kind in ("typed", "broken-model"):
             # Wait until the words come: the model (or the fallback) is loaded and used.
-            conn.until_words(URI, types.Position(0, 0), deadline=time.perf_counter() + 120)
-            conn.wait(type_text(conn, "The history of the "))
+            assert client.until_words(URI, types.Position(0, 0), time.perf_counter() + 120)
+            client.response(type_text(client, "The history of the ")).value()
         elif kind == "in-flight":
-            conn.until_words(URI, types.Position(0, 0), deadline=time.perf_counter() + 120)
-            type_text(conn, "Thank you for your ")  # not waited for: shutdown overtakes it
+            assert client.until_words(URI, types.Position(0, 0), time.perf_counter() + 120)
+            type_text(client, "Thank you for your ")  # not waited for: shutdown overtakes it
         # "loading": shutdown right after didOpen, while the model loads.
         if kind == "no-shutdown":
-            conn.notify(types.EXIT, None)
+            client.notify(types.EXIT, None)
+            code = client.proc.wait(timeout=60)
         else:
-            conn.request(types.SHUTDOWN, None)
-            conn.notify(types.EXIT, None)
-        code = proc.wait(timeout=60)
-        assert proc.stderr is not None
-        return code, proc.stderr.read().decode("utf-8", "replace")
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+            code = client.shutdown(timeout=60)
+        assert client.proc.stderr is not None
+        return code, client.proc.stderr.read().decode("utf-8", "replace")
 
 
 @pytest.fixture(scope="module")

@@ -17,12 +17,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from helpers import (
+    SERVER,
+    ClientDoc,
+    apply,
+    complete,
+    labels,
+    open_doc,
+    plain,
+    ready,
+    send,
+    start,
+    type_at,
+)
 from nextword.engine import personal
-from test_server import SERVER, ClientDoc, apply, complete, open_doc, plain, ready, send, type_at
 
 WORD = "zorblatt"  # no lexicon holds it: only learning (or the document) can offer it
 WRITING = f"We keep a {WORD} at home. Our {WORD} eats bread. Her {WORD} sleeps. "
@@ -37,14 +48,7 @@ async def session(
     env = {**os.environ, personal.DATA_DIR_ENV: str(data_dir)}
     client = await ClientServerConfig(server_command=SERVER, server_env=env).start()
     try:
-        caps = pytest_lsp.client_capabilities("visual-studio-code")
-        await client.initialize_session(
-            types.InitializeParams(
-                capabilities=caps,
-                initialization_options={"throttleMs": 0, **options},
-                root_uri=root,
-            )
-        )
+        await start(client, {"throttleMs": 0, **options}, root_uri=root)
         await ready(client)
         yield client
         await asyncio.wait_for(client.shutdown_session(), 30)
@@ -62,7 +66,7 @@ async def type_keys(client: LanguageClient, doc: ClientDoc, text: str) -> None:
 async def labels_after(client: LanguageClient, uri: str, text: str) -> list[str]:
     doc = open_doc(client, uri)
     await type_keys(client, doc, text)
-    return [item.label for item in (await complete(client, doc)).items]
+    return await labels(client, doc)
 
 
 async def settled(client: LanguageClient, learning_on: bool) -> dict[str, Any]:
@@ -136,7 +140,7 @@ async def test_with_learning_off_nothing_is_learned_or_written(tmp_path: Path) -
         doc = open_doc(client, "file:///tmp/nextword-test/notes.txt")
         await type_keys(client, doc, WRITING + "The zo")
         # The document's own words are offered in it ...
-        assert WORD in [item.label for item in (await complete(client, doc)).items]
+        assert WORD in await labels(client, doc)
         # ... and nowhere else.
         assert WORD not in await labels_after(client, "file:///tmp/nextword-test/b.txt", "My zo")
         status = await command(client, "nextword.learningStatus")

@@ -16,19 +16,20 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from lsprotocol import types
 
-from lsp_fuzz import RawServer
 from nextword.engine.words import is_word
+from nextword.evaluation.lspclient import LspClient
 
 URI = "file:///minimal/notes.txt"
 TEXT = "The history of the "
 
 
 class Client:
-    """A RawServer driven as a capability-less client: one document, typed at its end."""
+    """An LspClient driven as a capability-less client: one document, typed at its end."""
 
     def __init__(self) -> None:
-        self.server = RawServer()
+        self.server = LspClient.spawn()
         self.text = ""
         self.version = 0
 
@@ -48,35 +49,25 @@ class Client:
         return {"textDocument": {"uri": URI}, "position": {"line": 0, "character": len(self.text)}}
 
     def words(self) -> list[str]:
-        result = self.server.call("textDocument/completion", self.position())
-        return [item["label"] for item in result["items"]]
+        return self.server.labels(URI, types.Position(0, len(self.text)))
 
     def ready_words(self, timeout: float = 30.0) -> list[str]:
         """The candidates at the cursor once the model has loaded (empty answers before)."""
-        deadline = time.monotonic() + timeout
-        while not (words := self.words()) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return words
+        cursor = types.Position(0, len(self.text))
+        return self.server.until_words(URI, cursor, time.perf_counter() + timeout)
 
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
     c = Client()
-    try:
+    with c.server:
         yield c
-    finally:
-        if c.server.proc.poll() is None:
-            c.server.proc.kill()
 
 
 @pytest.fixture(scope="module")
 def init_result(client: Client) -> dict[str, Any]:
-    result = client.server.call("initialize", {"processId": None, "capabilities": {}})
-    client.server.notify("initialized", {})
-    client.server.notify(
-        "textDocument/didOpen",
-        {"textDocument": {"uri": URI, "languageId": "plaintext", "version": 0, "text": ""}},
-    )
+    result = client.server.initialize()  # capabilities: {}, no initializationOptions
+    client.server.open_document(URI)
     client.type(TEXT)
     return result
 
@@ -119,14 +110,13 @@ def test_pushed_settings_apply(client: Client, init_result: dict) -> None:
 def test_inline_completion_is_answered_all_the_same(client: Client, init_result: dict) -> None:
     client.ready_words()
     params = {**client.position(), "context": {"triggerKind": 1}}
-    result = client.server.call("textDocument/inlineCompletion", params)
-    items = result["items"] if isinstance(result, dict) else result
-    assert len(items) <= 1
-    for item in items:
-        assert is_word(item["insertText"])
+    result = client.server.request("textDocument/inlineCompletion", params)
+    # The decision at the cursor is made (ready_words): one word, inline.
+    [item] = result["items"] if isinstance(result, dict) else result
+    assert is_word(item["insertText"])
     assert_never_asked(client)
 
 
 def test_shutdown_exits_zero(client: Client, init_result: dict) -> None:
-    assert client.server.close() == 0
+    assert client.server.shutdown() == 0
     assert_never_asked(client)

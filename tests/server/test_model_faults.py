@@ -13,21 +13,18 @@ import contextlib
 import json
 import os
 import shutil
-import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from conftest import plain
+from helpers import SERVER, ClientDoc, labels, open_doc, start, stats, type_at
 from nextword.engine.loader import DEFAULT_MODEL
 from nextword.engine.words import is_word
 
-SERVER = [sys.executable, "-m", "nextword", "serve"]
 URI = "file:///tmp/nextword-test/faults.txt"
 TEXT = "The history of the "
 WAIT_S = 60.0  # generous: the machine may be busy; a ready server answers in ~1-2 s
@@ -121,12 +118,7 @@ async def serving(
     client = await config.start()
     assert isinstance(client, LanguageClient)
     try:
-        await client.initialize_session(
-            types.InitializeParams(
-                capabilities=pytest_lsp.client_capabilities("visual-studio-code"),
-                initialization_options={"throttleMs": 0, **(options or {})},
-            )
-        )
+        await start(client, {"throttleMs": 0, **(options or {})})
         yield client
     finally:
         # A test that failed before its own shutdown must not leave the server running.
@@ -141,36 +133,6 @@ async def shut_down(client: LanguageClient) -> None:
     """The server answers shutdown and exits cleanly: it was alive to the end."""
     await asyncio.wait_for(client.shutdown_session(), 20)
     assert client._server is not None and client._server.returncode == 0
-
-
-def open_doc(client: LanguageClient, text: str = "") -> None:
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            types.TextDocumentItem(uri=URI, language_id="plaintext", version=0, text=text)
-        )
-    )
-
-
-def type_text(client: LanguageClient, version: int, at: types.Position, text: str) -> None:
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=version),
-            content_changes=[
-                types.TextDocumentContentChangePartial(range=types.Range(at, at), text=text)
-            ],
-        )
-    )
-
-
-async def complete(client: LanguageClient, text: str) -> list[str]:
-    result = await client.text_document_completion_async(
-        types.CompletionParams(
-            text_document=types.TextDocumentIdentifier(uri=URI),
-            position=types.Position(0, len(text)),
-        )
-    )
-    assert isinstance(result, types.CompletionList)
-    return [item.label for item in result.items]
 
 
 async def wait_until(check: Callable[[], Any], what: str) -> None:
@@ -193,27 +155,24 @@ async def wait_for_errors(client: LanguageClient, count: int = 1) -> list[str]:
     return errors(client)
 
 
-async def type_and_complete(client: LanguageClient) -> list[str]:
-    """Type English into a fresh document, as keystrokes, until completions come."""
-    open_doc(client)
-    for version, ch in enumerate(TEXT, start=1):
-        type_text(client, version, types.Position(0, version - 1), ch)
-    labels: list[str] = []
+async def type_and_complete(client: LanguageClient) -> tuple[ClientDoc, list[str]]:
+    """Type English into a fresh document, as keystrokes, until completions come;
+    the document and the words."""
+    doc = open_doc(client, URI)
+    for ch in TEXT:
+        type_at(client, doc, len(doc.text), ch)
+    found: list[str] = []
 
     async def offered() -> bool:
-        labels[:] = await complete(client, TEXT)
-        return bool(labels)
+        found[:] = await labels(client, doc)
+        return bool(found)
 
     await wait_until(offered, "completions from the bundled model")
-    return labels
+    return doc, found
 
 
-async def stats(client: LanguageClient) -> dict[str, Any]:
-    return plain(await client.protocol.send_request_async("nextword/stats", {}))
-
-
-def check_fallback_served(client: LanguageClient, labels: list[str]) -> None:
-    assert len(labels) >= 3 and all(is_word(w) for w in labels), labels
+def check_fallback_served(client: LanguageClient, words: list[str]) -> None:
+    assert len(words) >= 3 and all(is_word(w) for w in words), words
     logs = " ".join(m.message for m in client.log_messages)
     assert "serving completions from the bundled model" in logs
 
@@ -226,8 +185,8 @@ async def test_broken_model_falls_back_to_the_bundled_one(fault: str, tmp_path: 
     build, problem, fix = FAULTS[fault]
     model = build(tmp_path)
     async with serving(options={"model": str(model)}) as client:
-        labels = await type_and_complete(client)
-        check_fallback_served(client, labels)
+        doc, found = await type_and_complete(client)
+        check_fallback_served(client, found)
         # One message, naming the problem, the loader's fix and the setting to change.
         [message] = errors(client)
         assert message.startswith("nextword: ")
@@ -236,15 +195,15 @@ async def test_broken_model_falls_back_to_the_bundled_one(fault: str, tmp_path: 
         assert "\n" not in message
         # Still alive: a second request, another completion, then a clean shutdown.
         assert (await stats(client))["overall"]["completions"] >= 1
-        assert await complete(client, TEXT)
+        assert await labels(client, doc)
         await shut_down(client)
 
 
 async def test_broken_model_argument_names_the_argument(tmp_path: Path) -> None:
     model = truncated_weights(tmp_path)
     async with serving("--model", str(model)) as client:
-        labels = await type_and_complete(client)
-        check_fallback_served(client, labels)
+        doc, found = await type_and_complete(client)
+        check_fallback_served(client, found)
         [message] = errors(client)
         assert "model.safetensors is truncated" in message and "`--model`" in message
         # Work-done progress began for the load and ended once the fallback was ready.
@@ -259,7 +218,7 @@ async def test_broken_model_in_a_settings_change(tmp_path: Path) -> None:
     broken = unsupported_architecture(tmp_path)
     good = copy_model(tmp_path, "good")
     async with serving() as client:
-        assert await type_and_complete(client)
+        doc, _ = await type_and_complete(client)
         assert not errors(client)
 
         client.workspace_did_change_configuration(
@@ -269,10 +228,10 @@ async def test_broken_model_in_a_settings_change(tmp_path: Path) -> None:
         assert "nosuchmodel" in message and "`nextword.model` setting" in message
 
         async def served() -> bool:
-            return bool(await complete(client, TEXT))
+            return bool(await labels(client, doc))
 
         await wait_until(served, "completions after the fallback")
-        check_fallback_served(client, await complete(client, TEXT))
+        check_fallback_served(client, await labels(client, doc))
 
         # Naming a good model loads it, with no new message.
         client.workspace_did_change_configuration(
@@ -303,10 +262,12 @@ async def test_broken_bundled_model_serves_nothing_and_stays_up(
             assert "does not exist" in messages[0] and "bundled model" in messages[0]
         assert str(default) in messages[-1] and "truncated" in messages[-1]
         assert "No completions until this is fixed" in messages[-1]
-        open_doc(client, TEXT)
+        doc = open_doc(client, URI, TEXT)
         for _ in range(3):
-            assert await complete(client, TEXT) == []
-        assert (await stats(client))["overall"]["completions"] >= 0
+            assert await labels(client, doc) == []
+        # Answered, and nothing served: no completion counted, no decision run.
+        overall = (await stats(client))["overall"]
+        assert overall["completions"] == 0 and overall["decisionsRun"] == 0
         await asyncio.sleep(0.2)
         assert len(errors(client)) == (2 if chosen else 1)
         await shut_down(client)

@@ -1,7 +1,7 @@
 """Privacy and no-network guarantees (README "Privacy"), checked on the real server.
 
 Each test spawns `nextword serve` (or `nextword predict`) with the bundled model and
-drives it over a raw JSON-RPC connection (bench's `Connection`), the way an editor
+drives it over a raw JSON-RPC connection (the benchmark's client), the way an editor
 does: one didChange per keystroke, then a completion request.
 
 - Document text never reaches a log below `trace`: a marker string is typed, sent
@@ -24,24 +24,21 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from lsprotocol import types
 
-from nextword.cli import CommandError
-from nextword.commands.bench import Connection
+from helpers import SERVER as SERVE
 from nextword.engine.words import is_word
+from nextword.evaluation.lspclient import LspClient, ResponseError
 
 MARKER = "Zqxmarker7731"
 URI = "file:///tmp/nextword-privacy/notes.txt"
-SERVE = [sys.executable, "-m", "nextword", "serve"]
 READY_TIMEOUT_S = 60.0
-WINDOW_NOTIFICATIONS = ("window/logMessage", "window/showMessage")
 
 
 def require(tool: str) -> str:
@@ -63,50 +60,29 @@ def require_unshare() -> None:
 # --------------------------------------------------------------------------- the client
 
 
-class Client(Connection):
-    """bench's JSON-RPC client, typing into one document and keeping every
-    window/logMessage and window/showMessage the server sends."""
+class Client(LspClient):
+    """The benchmark's JSON-RPC client, typing into one document. What the server
+    shows or logs to the client (window/logMessage, window/showMessage) is in `window`."""
 
-    def __init__(self, proc: Any):
-        super().__init__(proc)
-        self.window: list[dict[str, Any]] = []
+    def __init__(self, proc: subprocess.Popen[bytes], **streams: Any):
+        super().__init__(proc, **streams)
         self.text = ""
         self.version = 0
 
-    def read(self) -> dict[str, Any]:
-        message = super().read()
-        if message.get("method") in WINDOW_NOTIFICATIONS:
-            self.window.append(message)
-        return message
-
-    def send_body(self, body: bytes) -> None:
-        self.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-
-    def send_raw(self, message: dict[str, Any]) -> None:
-        self.send_body(json.dumps({"jsonrpc": "2.0", **message}).encode())
-
     def start(self, options: dict[str, Any], text: str) -> None:
         """Initialize, open the document with `text`, wait for the model's first words."""
-        self.request(
-            "initialize",
-            {"processId": None, "capabilities": {}, "initializationOptions": options},
-        )
-        self.notify("initialized", {})
+        self.initialize(options)
         self.text = text
-        document = {"uri": URI, "languageId": "plaintext", "version": 0, "text": text}
-        self.notify("textDocument/didOpen", {"textDocument": document})
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while not self.complete():
-            assert time.monotonic() < deadline, "the model never became ready"
-            time.sleep(0.05)
+        self.open_document(URI, text)
+        deadline = time.perf_counter() + READY_TIMEOUT_S
+        assert self.until_words(URI, self.end(), deadline), "the model never became ready"
+
+    def end(self) -> types.Position:
+        return types.Position(0, len(self.text))  # one line of ASCII
 
     def complete(self) -> list[str]:
-        """Labels offered at the end of the (single-line, ASCII) document."""
-        position = {"line": 0, "character": len(self.text)}
-        result = self.request(
-            "textDocument/completion", {"textDocument": {"uri": URI}, "position": position}
-        )
-        return [item["label"] for item in result["items"]]
+        """Labels offered at the end of the document."""
+        return self.labels(URI, self.end())
 
     def type(self, text: str) -> list[str]:
         """One didChange per key, each followed by a completion; the last labels."""
@@ -124,16 +100,6 @@ class Client(Connection):
             self.text += ch
             labels = self.complete()
         return labels
-
-    def stop(self) -> int:
-        """shutdown and exit, as an editor closes; the exit status."""
-        self.request("shutdown", None)
-        self.notify("exit", None)
-        status = self.proc.wait(timeout=30)
-        with contextlib.suppress(CommandError):  # read what came after, up to the end
-            while True:
-                self.read()
-        return status
 
 
 @contextlib.contextmanager
@@ -178,8 +144,9 @@ def marker_session(tmp_path: Path, level: str) -> tuple[str, str, str]:
 
         # A request whose params cannot be deserialized: pygls logs the traceback,
         # which carries the bad value. (pygls alone would never answer it: no waiting.)
-        client.send_raw(
+        client.send(
             {
+                "jsonrpc": "2.0",
                 "id": "bad-params",
                 "method": "textDocument/completion",
                 "params": {
@@ -190,8 +157,9 @@ def marker_session(tmp_path: Path, level: str) -> tuple[str, str, str]:
         )
         # A notification likewise, an unknown request and notification, an edit to a
         # document that is not open, and a body that is not JSON.
-        client.send_raw(
+        client.send(
             {
+                "jsonrpc": "2.0",
                 "method": "textDocument/didChange",
                 "params": {
                     "textDocument": {"uri": URI, "version": MARKER},
@@ -199,7 +167,7 @@ def marker_session(tmp_path: Path, level: str) -> tuple[str, str, str]:
                 },
             }
         )
-        with pytest.raises(CommandError, match="Method Not Found"):
+        with pytest.raises(ResponseError, match="Method Not Found"):
             client.request("nextword/noSuchMethod", {"text": MARKER})
         client.notify("nextword/noSuchNotification", {"text": MARKER})
         client.notify(
@@ -209,13 +177,13 @@ def marker_session(tmp_path: Path, level: str) -> tuple[str, str, str]:
                 "contentChanges": [{"text": f"a {MARKER} b"}],
             },
         )
-        client.send_body(
+        client.send_raw(
             b'{"jsonrpc": "2.0", "method": "x", "params": {"text": "%s" ' % MARKER.encode()
         )
 
         # Still serving, and every message above has been read by now.
         assert client.type("x")
-        assert client.stop() == 0
+        assert client.shutdown() == 0
     stderr = (tmp_path / "stderr.txt").read_text(errors="replace")
     return log_file.read_text(errors="replace"), stderr, json.dumps(client.window)
 
@@ -355,7 +323,7 @@ def test_server_writes_only_its_log_file(tmp_path: Path, learning: bool) -> None
         options = {"logLevel": "debug", "learning": learning}
         client.start(options, "Dear Sam, the meeting is on the ")
         assert client.type("third floor, next to the ")
-        assert client.stop() == 0
+        assert client.shutdown() == 0
     assert log_file.stat().st_size > 0
     paths = written_paths(trace_file.read_text(), cwd)
     assert str(log_file) in paths  # the trace does see the server's own writes
@@ -435,7 +403,7 @@ def test_server_works_without_a_network(tmp_path: Path) -> None:
         client.start({"throttleMs": 0}, "It was a cold morning and the ")
         labels = client.type("children walked to the ")
         assert labels and all(is_word(label) for label in labels), labels
-        assert client.stop() == 0
+        assert client.shutdown() == 0
     calls = network_calls(trace_file.read_text())
     assert any(c.startswith("socketpair(AF_UNIX") for c in calls)  # strace saw the loop
     assert foreign(calls) == []
@@ -465,9 +433,9 @@ def type_over_tcp(proc: subprocess.Popen[bytes], port: int) -> None:
                 time.sleep(0.05)
         with conn, conn.makefile("rwb") as stream:
             # The client reads and writes the socket as it would a process' pipes.
-            client = Client(SimpleNamespace(stdin=stream, stdout=stream, wait=proc.wait))
+            client = Client(proc, reader=stream, writer=stream)
             client.start({"throttleMs": 0}, "The weather today is ")
-            assert client.stop() == 0
+            assert client.shutdown() == 0
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)

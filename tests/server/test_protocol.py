@@ -1,7 +1,8 @@
 """Every request gets an answer: malformed, unknown, param-less and post-shutdown ones.
 
-Each test drives a real `nextword serve` over stdio with the raw client of
-tests/lsp_fuzz.py, which can send what a well-behaved client library would refuse to.
+Each test drives a real `nextword serve` over stdio with the benchmark's client
+(nextword.evaluation.lspclient), which can send what a well-behaved client library
+would refuse to.
 """
 
 from __future__ import annotations
@@ -9,36 +10,38 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from lsprotocol.types import ErrorCodes
 
-from lsp_fuzz import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, RawServer
+from helpers import EDITOR_CAPABILITIES
 from nextword.commands.bench import DEFAULT_TEXT, burst, many_documents, soak
+from nextword.evaluation.lspclient import LspClient
 from nextword.lsp.sessions import MAX_LIVE_DECIDERS
 
 URI = "file:///protocol/a.txt"
+INVALID_REQUEST = ErrorCodes.InvalidRequest
+METHOD_NOT_FOUND = ErrorCodes.MethodNotFound
+INVALID_PARAMS = ErrorCodes.InvalidParams
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[RawServer]:
-    raw = RawServer()
-    raw.initialize()
-    raw.notify(
-        "textDocument/didOpen",
-        {"textDocument": {"uri": URI, "languageId": "plaintext", "version": 0, "text": "a😀b\n"}},
-    )
-    yield raw
-    if raw.proc.poll() is None:
-        raw.close()
+def server() -> Iterator[LspClient]:
+    with LspClient.spawn() as client:
+        client.initialize(capabilities=EDITOR_CAPABILITIES)
+        client.open_document(URI, "a😀b\n")
+        yield client
+        if client.alive:
+            client.shutdown()
 
 
-def error_of(server: RawServer, msg_id: int) -> dict:
-    answer = server.wait(msg_id)
-    assert "error" in answer, answer
-    return answer["error"]
+def error_of(server: LspClient, msg_id: int) -> dict:
+    answer = server.response(msg_id)
+    assert answer.error is not None, answer
+    return answer.error
 
 
-def test_bad_params_get_invalid_params_naming_the_field(server: RawServer) -> None:
+def test_bad_params_get_invalid_params_naming_the_field(server: LspClient) -> None:
     params = {"textDocument": {"uri": URI}, "position": {"line": -1, "character": 0}}
-    error = error_of(server, server.request("textDocument/completion", params))
+    error = error_of(server, server.send_request("textDocument/completion", params))
     assert error["code"] == INVALID_PARAMS
     assert "params.position" in error["message"]
 
@@ -48,69 +51,69 @@ def test_bad_params_get_invalid_params_naming_the_field(server: RawServer) -> No
     [None, {}, {"textDocument": {"uri": 5}, "position": {"line": "x"}}, [1, 2]],
     ids=["null", "empty", "wrong-types", "array"],
 )
-def test_completion_with_unusable_params_is_answered(server: RawServer, params: object) -> None:
-    assert error_of(server, server.request("textDocument/completion", params))["code"] == (
+def test_completion_with_unusable_params_is_answered(server: LspClient, params: object) -> None:
+    assert error_of(server, server.send_request("textDocument/completion", params))["code"] == (
         INVALID_PARAMS
     )
 
 
-def test_a_request_without_params_is_answered(server: RawServer) -> None:
-    answer = server.wait(server.request("nextword/stats", omit_params=True))
-    assert "overall" in answer["result"]
-    error = error_of(server, server.request("textDocument/completion", omit_params=True))
+def test_a_request_without_params_is_answered(server: LspClient) -> None:
+    answer = server.response(server.send_request("nextword/stats", omit_params=True))
+    assert "overall" in answer.result
+    error = error_of(server, server.send_request("textDocument/completion", omit_params=True))
     assert error["code"] == INVALID_PARAMS
 
 
-def test_unknown_method_is_method_not_found(server: RawServer) -> None:
-    error = error_of(server, server.request("nextword/noSuchThing", {"x": 1}))
+def test_unknown_method_is_method_not_found(server: LspClient) -> None:
+    error = error_of(server, server.send_request("nextword/noSuchThing", {"x": 1}))
     assert error["code"] == METHOD_NOT_FOUND
 
 
-def test_an_id_that_is_no_id_is_answered_with_null(server: RawServer) -> None:
+def test_an_id_that_is_no_id_is_answered_with_null(server: LspClient) -> None:
     before = server.null_id_errors
     server.send({"jsonrpc": "2.0", "id": [1], "method": "nextword/stats"})
-    server.call("nextword/stats")  # answered in order: the null-id answer came first
+    server.request("nextword/stats")  # answered in order: the null-id answer came first
     assert server.null_id_errors == before + 1
 
 
-def test_garbage_is_skipped_and_the_server_keeps_serving(server: RawServer) -> None:
+def test_garbage_is_skipped_and_the_server_keeps_serving(server: LspClient) -> None:
     server.send_raw(b'{"jsonrpc": "2.0", "id": 99999, "method": ')  # cut short
     server.send_raw(b"\xff\xfe\x00garbage")
     server.send_raw(b"42")
     server.send({"jsonrpc": "1.0", "id": 99998, "method": "nextword/stats"})
-    assert "overall" in server.call("nextword/stats")
+    assert "overall" in server.request("nextword/stats")
 
 
-def test_positions_past_the_end_and_inside_a_pair_are_clamped(server: RawServer) -> None:
+def test_positions_past_the_end_and_inside_a_pair_are_clamped(server: LspClient) -> None:
     for line, character in [(0, 2), (0, 99), (99, 0)]:
         params = {"textDocument": {"uri": URI}, "position": {"line": line, "character": character}}
-        result = server.call("textDocument/completion", params)
+        result = server.request("textDocument/completion", params)
         for item in result["items"]:
             rng = item["textEdit"]["range"]
             # Never a range outside the document or through the middle of 😀.
             assert (rng["end"]["line"], rng["end"]["character"]) in [(0, 1), (0, 4), (1, 0)]
 
 
-def test_an_unopened_document_is_neither_edited_nor_invented(server: RawServer) -> None:
+def test_an_unopened_document_is_neither_edited_nor_invented(server: LspClient) -> None:
     ghost = "file:///protocol/ghost.txt"
     change = {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}}
     server.notify(
         "textDocument/didChange",
         {"textDocument": {"uri": ghost, "version": 1}, "contentChanges": [{**change, "text": "x"}]},
     )
-    error = error_of(server, server.request("nextword/documentChecksum", {"uri": ghost}))
+    error = error_of(server, server.send_request("nextword/documentChecksum", {"uri": ghost}))
     assert error["code"] == INVALID_PARAMS and "not open" in error["message"]
     params = {"textDocument": {"uri": ghost}, "position": {"line": 0, "character": 0}}
-    assert server.call("textDocument/completion", params)["items"] == []
+    assert server.request("textDocument/completion", params)["items"] == []
 
 
 def test_requests_after_shutdown_are_invalid_and_exit_is_clean() -> None:
-    raw = RawServer()
-    raw.initialize()
-    assert raw.call("shutdown") is None
-    assert error_of(raw, raw.request("nextword/stats"))["code"] == INVALID_REQUEST
-    raw.notify("exit", None)
-    assert raw.proc.wait(timeout=30) == 0
+    with LspClient.spawn() as client:
+        client.initialize(capabilities=EDITOR_CAPABILITIES)
+        assert client.request("shutdown") is None
+        assert error_of(client, client.send_request("nextword/stats"))["code"] == INVALID_REQUEST
+        client.notify("exit", None)
+        assert client.proc.wait(timeout=30) == 0
 
 
 def test_a_burst_of_requests_is_all_answered_and_the_newest_gets_words() -> None:

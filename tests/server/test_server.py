@@ -9,117 +9,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import sys
-from dataclasses import dataclass
-from typing import Any
 
-import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from conftest import plain
+from helpers import (
+    SERVER,
+    ClientDoc,
+    apply,
+    complete,
+    open_doc,
+    plain,
+    ready,
+    send,
+    start,
+    stats,
+    type_at,
+    utf16_len,
+)
 from nextword.engine.words import is_word, split_prefix
 
-SERVER = [sys.executable, "-m", "nextword", "serve"]
 URI = "file:///tmp/nextword-test/a.txt"
 URI_B = "file:///tmp/nextword-test/b.txt"
 
 
-# --------------------------------------------------------------------- the client's copy
-
-
-def utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
-
-
-@dataclass
-class ClientDoc:
-    """The text as the editor holds it, with LSP (UTF-16) positions."""
-
-    uri: str
-    text: str = ""
-    version: int = 0
-
-    def lines(self) -> list[str]:
-        # Lines end only at \n, \r\n and \r, as in editors.
-        out, start, i = [], 0, 0
-        while i < len(self.text):
-            ch = self.text[i]
-            if ch in "\r\n":
-                end = i + 2 if self.text[i : i + 2] == "\r\n" else i + 1
-                out.append(self.text[start:end])
-                start = i = end
-                continue
-            i += 1
-        out.append(self.text[start:])
-        return out
-
-    def position(self, offset: int) -> types.Position:
-        line_start = 0
-        for n, line in enumerate(self.lines()):
-            body = line.rstrip("\r\n")
-            if offset <= line_start + len(body) or line_start + len(line) > offset:
-                return types.Position(n, utf16_len(self.text[line_start:offset]))
-            line_start += len(line)
-        raise AssertionError("offset beyond the document")
-
-    def offset(self, pos: types.Position) -> int:
-        lines = self.lines()
-        start = sum(len(x) for x in lines[: pos.line])
-        line, units, i = lines[pos.line], 0, 0
-        while units < pos.character:
-            units += utf16_len(line[i])
-            i += 1
-        return start + i
-
-    def end(self) -> types.Position:
-        return self.position(len(self.text))
-
-    def edit(self, start: int, end: int, new: str) -> types.TextDocumentContentChangePartial:
-        change = types.TextDocumentContentChangePartial(
-            range=types.Range(self.position(start), self.position(end)), text=new
-        )
-        self.text = self.text[:start] + new + self.text[end:]
-        self.version += 1
-        return change
-
-
-def open_doc(client: LanguageClient, uri: str, text: str = "", language: str = "plaintext"):
-    doc = ClientDoc(uri, text)
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            types.TextDocumentItem(uri=uri, language_id=language, version=0, text=text)
-        )
-    )
-    return doc
-
-
-def send(client: LanguageClient, doc: ClientDoc, *changes: Any) -> None:
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=doc.uri, version=doc.version),
-            content_changes=list(changes),
-        )
-    )
-
-
-def type_at(client: LanguageClient, doc: ClientDoc, offset: int, text: str) -> None:
-    doc_change = doc.edit(offset, offset, text)
-    send(client, doc, doc_change)
-
-
-async def complete(
-    client: LanguageClient, doc: ClientDoc, offset: int | None = None
-) -> types.CompletionList:
-    pos = doc.end() if offset is None else doc.position(offset)
-    result = await client.text_document_completion_async(
-        types.CompletionParams(
-            text_document=types.TextDocumentIdentifier(uri=doc.uri), position=pos
-        )
-    )
-    assert isinstance(result, types.CompletionList)
-    return result
+# ------------------------------------------------------------------------- requests
 
 
 async def inline(client: LanguageClient, doc: ClientDoc) -> types.InlineCompletionList:
@@ -141,18 +56,6 @@ async def checksum(client: LanguageClient, doc: ClientDoc) -> str:
     return plain(result)["sha256"]
 
 
-async def stats(client: LanguageClient) -> dict[str, Any]:
-    return plain(await client.protocol.send_request_async("nextword/stats", {}))
-
-
-def apply(doc: ClientDoc, item: types.CompletionItem) -> str:
-    """The text after accepting `item`, applied the way a client applies a textEdit."""
-    edit = item.text_edit
-    assert isinstance(edit, types.TextEdit)
-    start, end = doc.offset(edit.range.start), doc.offset(edit.range.end)
-    return doc.text[:start] + edit.new_text + doc.text[end:]
-
-
 def check_items(doc: ClientDoc, offset: int, result: types.CompletionList) -> None:
     """Every item is a whole word that starts with the typed prefix and replaces it."""
     _, prefix = split_prefix(doc.text[:offset])
@@ -170,27 +73,6 @@ def check_items(doc: ClientDoc, offset: int, result: types.CompletionList) -> No
 
 
 # --------------------------------------------------------------------------- fixtures
-
-
-async def start(client: LanguageClient, options: dict[str, Any] | None = None) -> None:
-    caps = pytest_lsp.client_capabilities("visual-studio-code")
-    await client.initialize_session(
-        types.InitializeParams(capabilities=caps, initialization_options=options or {})
-    )
-
-
-async def ready(client: LanguageClient) -> None:
-    """Wait for the model: a completion at a word start has items once it is loaded."""
-    probe = open_doc(client, "file:///tmp/nextword-test/probe.txt", "The cat sat on the ")
-    for _ in range(200):
-        if (await complete(client, probe)).items:
-            break
-        await asyncio.sleep(0.05)
-    else:
-        raise AssertionError("the model never became ready")
-    client.text_document_did_close(
-        types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=probe.uri))
-    )
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
@@ -481,15 +363,9 @@ async def test_bad_model_is_reported_and_server_stays_up(raw_client: LanguageCli
     errors = [m.message for m in client.messages if m.type == types.MessageType.Error]
     assert errors and "does not exist" in errors[0]
     assert any("`throttleMs`" in m.message for m in client.messages)
-    # Answered (empty while the bundled fallback loads, words after: test_model_faults.py).
-    assert (await complete(client, doc)) is not None
-    assert (await stats(client))["overall"]["completions"] >= 0
+    # Served by the bundled fallback once it has loaded (each fault: test_model_faults.py):
+    # words here, and the ready probe's and this one's completions counted.
+    await ready(client)
+    assert (await complete(client, doc)).items
+    assert (await stats(client))["overall"]["completions"] >= 2
     await client.shutdown_session()
-
-
-@pytest.mark.parametrize("flag", [[], ["--stdio"]])
-def test_serve_arguments(flag: list[str]) -> None:
-    from nextword.cli import build_parser
-
-    args = build_parser(["serve", *flag]).parse_args(["serve", *flag])
-    assert args.tcp is None

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from helpers import ROOT
 
 BASH = shutil.which("bash") or "/bin/bash"
 HELPER = ROOT / "scripts" / "lib" / "packages.sh"

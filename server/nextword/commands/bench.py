@@ -24,19 +24,17 @@ import argparse
 import contextlib
 import hashlib
 import json
-import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from lsprotocol import types
-from lsprotocol.converters import get_converter
 
 from nextword.engine.words import split_prefix
 from nextword.errors import CommandError
+from nextword.evaluation.lspclient import LspClient
 from nextword.percentiles import percentile, summary
 
 # Shipped as package data, so an installed `nextword bench` has its text.
@@ -84,112 +82,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-class Connection:
-    """A synchronous JSON-RPC client over a server process' stdin and stdout."""
-
-    def __init__(self, proc: subprocess.Popen[bytes]):
-        self.proc = proc
-        self.converter = get_converter()
-        self._next_id = 0
-        assert proc.stdin is not None and proc.stdout is not None
-        self._out: IO[bytes] = proc.stdin
-        self._in: IO[bytes] = proc.stdout
-
-    def encode(self, method: str, params: Any, *, request: bool) -> tuple[int | None, bytes]:
-        """A framed message, built before the clock starts."""
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        msg_id = None
-        if request:
-            self._next_id += 1
-            msg_id = message["id"] = self._next_id
-        message["params"] = self.converter.unstructure(params)
-        body = json.dumps(message, separators=(",", ":")).encode("utf-8")
-        return msg_id, b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
-
-    def write(self, data: bytes) -> None:
-        self._out.write(data)
-        self._out.flush()
-
-    def read(self) -> dict[str, Any]:
-        length = 0
-        while True:
-            line = self._in.readline()
-            if not line:
-                raise CommandError("the server closed the connection")
-            line = line.strip()
-            if not line:
-                break
-            name, _, value = line.partition(b":")
-            if name.lower() == b"content-length":
-                length = int(value)
-        return json.loads(self._in.read(length))
-
-    def wait(self, msg_id: int) -> Any:
-        """Read until the response to `msg_id`; answer server requests with null."""
-        while True:
-            message = self.read()
-            if message.get("id") == msg_id and "method" not in message:
-                if "error" in message:
-                    raise CommandError(f"server error: {message['error'].get('message')}")
-                return message.get("result")
-            if "method" in message and "id" in message:
-                reply = {"jsonrpc": "2.0", "id": message["id"], "result": None}
-                body = json.dumps(reply).encode()
-                self.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-
-    def request(self, method: str, params: Any) -> Any:
-        msg_id, data = self.encode(method, params, request=True)
-        self.write(data)
-        assert msg_id is not None
-        return self.wait(msg_id)
-
-    def notify(self, method: str, params: Any) -> None:
-        self.write(self.encode(method, params, request=False)[1])
-
-    def keystroke(
-        self,
-        uri: str,
-        version: int,
-        change: types.TextDocumentContentChangePartial,
-        cursor: types.Position,
-    ) -> tuple[int, bytes]:
-        """One key as an editor sends it: the didChange, then a completion request at
-        the new cursor; framed together, to write at once. Returns (request id, bytes)."""
-        _, edit = self.encode(
-            types.TEXT_DOCUMENT_DID_CHANGE,
-            types.DidChangeTextDocumentParams(
-                types.VersionedTextDocumentIdentifier(uri=uri, version=version), [change]
-            ),
-            request=False,
-        )
-        msg_id, ask = self.encode(
-            types.TEXT_DOCUMENT_COMPLETION,
-            types.CompletionParams(types.TextDocumentIdentifier(uri=uri), cursor),
-            request=True,
-        )
-        assert msg_id is not None
-        return msg_id, edit + ask
-
-    def until_words(self, uri: str, position: types.Position, deadline: float) -> None:
-        """Ask at `position` until the server answers with words (the model is loaded)."""
-        doc = types.TextDocumentIdentifier(uri=uri)
-        while True:
-            result = self.request(
-                types.TEXT_DOCUMENT_COMPLETION, types.CompletionParams(doc, position)
-            )
-            if result and result.get("items"):
-                return
-            if time.perf_counter() > deadline:
-                raise CommandError(f"no completion within {COLD_START_TIMEOUT_S:g} s of start")
-            time.sleep(0.005)
-
-    def shut_down(self) -> int:
-        """shutdown, then exit; the server's exit code."""
-        self.request(types.SHUTDOWN, None)
-        self.notify(types.EXIT, None)
-        return self.proc.wait(timeout=10)
-
-
 def _advance(pos: types.Position, ch: str) -> types.Position:
     if ch == "\n":
         return types.Position(pos.line + 1, 0)
@@ -207,48 +99,27 @@ def _rss_mb(pid: int, field: str = "VmHWM") -> float | None:
     return None
 
 
-def _spawn(model: str | None) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "nextword", "serve"]
-    if model:
-        cmd += ["--model", model]
-    return subprocess.Popen(
-        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-    )
-
-
 @contextlib.contextmanager
-def _served(model: str | None, settings: dict[str, Any]) -> Iterator[Connection]:
+def _served(model: str | None, settings: dict[str, Any]) -> Iterator[LspClient]:
     """A fresh server, initialized; killed on the way out unless it has exited."""
-    proc = _spawn(model)
-    try:
-        conn = Connection(proc)
-        _initialize(conn, settings)
+    with LspClient.spawn(*(["--model", model] if model else [])) as conn:
+        conn.initialize(settings)
         yield conn
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
-def _initialize(conn: Connection, settings: dict[str, Any]) -> None:
-    conn.request(
-        types.INITIALIZE,
-        types.InitializeParams(
-            capabilities=types.ClientCapabilities(),
-            process_id=None,
-            initialization_options=settings,
-        ),
-    )
-    conn.notify(types.INITIALIZED, types.InitializedParams())
+def _cold_start(conn: LspClient, uri: str, position: types.Position, deadline: float) -> None:
+    """Ask at `position` until the server answers with words (the model is loaded)."""
+    if not conn.until_words(uri, position, deadline):
+        raise CommandError(f"no completion within {COLD_START_TIMEOUT_S:g} s of start")
 
 
-def _open(conn: Connection, uri: str) -> None:
-    conn.notify(
-        types.TEXT_DOCUMENT_DID_OPEN,
-        types.DidOpenTextDocumentParams(
-            types.TextDocumentItem(uri=uri, language_id="plaintext", version=0, text="")
-        ),
-    )
+def _round_trip(conn: LspClient, msg_id: int, data: bytes) -> tuple[float, Any]:
+    """Write a framed keystroke (see `LspClient.keystroke`) and wait for its completion:
+    (ms from the write until the answer was read, the result)."""
+    t0 = time.perf_counter()
+    conn.write(data)
+    answer = conn.response(msg_id)
+    return (answer.received - t0) * 1000, answer.value()
 
 
 def _utf16_len(text: str) -> int:
@@ -259,10 +130,10 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
     """Spawn a server, type `text` into it and measure; returns the figures."""
     started = time.perf_counter()
     with _served(model, settings) as conn:
-        _open(conn, URI)
+        conn.open_document(URI)
         # Cold start: ask at the document start until the model answers with words.
         start = types.Position(0, 0)
-        conn.until_words(URI, start, started + COLD_START_TIMEOUT_S)
+        _cold_start(conn, URI, start, started + COLD_START_TIMEOUT_S)
         cold_start = time.perf_counter() - started
 
         latencies: dict[str, list[float]] = {"boundary": [], "inword": []}
@@ -277,10 +148,7 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
             msg_id, data = conn.keystroke(URI, i + 1, change, after)
             if rate > 0:
                 time.sleep(max(0.0, keys_started + i / rate - time.perf_counter()))
-            t0 = time.perf_counter()
-            conn.write(data)
-            result = conn.wait(msg_id)
-            ms = (time.perf_counter() - t0) * 1000
+            ms, result = _round_trip(conn, msg_id, data)
             _, prefix = split_prefix(text[: i + 1])
             latencies["inword" if prefix and len(prefix) > 1 else "boundary"].append(ms)
             empty += not (result and result.get("items"))
@@ -289,7 +157,7 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
 
         stats = conn.request("nextword/stats", None)
         rss = _rss_mb(conn.proc.pid)
-        exit_code = conn.shut_down()
+        exit_code = conn.shutdown()
 
     every = sorted(latencies["boundary"] + latencies["inword"])
     overall = stats["overall"]
@@ -372,7 +240,7 @@ def soak(
     empty = 0
     with _served(model, settings) as conn:
         for uri in uris:
-            _open(conn, uri)
+            conn.open_document(uri)
         started = time.perf_counter()
         progress = Progress(edits, "edits")
         for n in range(edits):
@@ -393,10 +261,8 @@ def soak(
             versions[uri] += 1
             cursor = types.Position(0, _utf16_len(held[uri]))
             msg_id, data = conn.keystroke(uri, versions[uri], change, cursor)
-            t0 = time.perf_counter()
-            conn.write(data)
-            result = conn.wait(msg_id)
-            latencies.append((time.perf_counter() - t0) * 1000)
+            ms, result = _round_trip(conn, msg_id, data)
+            latencies.append(ms)
             empty += not (result and result.get("items"))
             if n + 1 == max(1, edits // 10):
                 warm_rss = _rss_mb(conn.proc.pid, "VmRSS")
@@ -408,7 +274,7 @@ def soak(
             want = hashlib.sha256(held[uri].encode("utf-8")).hexdigest()
             if answer["sha256"] != want:
                 drift.append(uri)
-        exit_code = conn.shut_down()
+        exit_code = conn.shutdown()
 
     tenth = max(1, edits // 10)
     first, last = sorted(latencies[:tenth]), sorted(latencies[-tenth:])
@@ -453,7 +319,7 @@ class Progress:
 
 
 def _type_line(
-    conn: Connection, uri: str, held: dict[str, str], versions: dict[str, int], text: str,
+    conn: LspClient, uri: str, held: dict[str, str], versions: dict[str, int], text: str,
     rate: float,
 ) -> tuple[list[float], int]:  # fmt: skip
     """Type `text` at the end of a one-line document, a completion per key; the round
@@ -469,10 +335,8 @@ def _type_line(
         msg_id, data = conn.keystroke(uri, versions[uri], change, cursor)
         if rate > 0:
             time.sleep(max(0.0, started + i / rate - time.perf_counter()))
-        t0 = time.perf_counter()
-        conn.write(data)
-        result = conn.wait(msg_id)
-        latencies.append((time.perf_counter() - t0) * 1000)
+        ms, result = _round_trip(conn, msg_id, data)
+        latencies.append(ms)
         with_words += bool(result and result.get("items"))
     return latencies, with_words
 
@@ -493,13 +357,13 @@ def many_documents(
     active = words[:ACTIVE_KEYS]
     started = time.perf_counter()
     with _served(model, settings) as conn:
-        _open(conn, uris[0])
-        conn.until_words(uris[0], types.Position(0, 0), started + COLD_START_TIMEOUT_S)
+        conn.open_document(uris[0])
+        _cold_start(conn, uris[0], types.Position(0, 0), started + COLD_START_TIMEOUT_S)
         before, _ = _type_line(conn, uris[0], held, versions, active, rate)
         rss_one = _rss_mb(conn.proc.pid, "VmRSS")
         progress = Progress(docs - 1, "documents opened and typed into")
         for n, uri in enumerate(uris[1:], 1):
-            _open(conn, uri)
+            conn.open_document(uri)
             at = (n * 131) % (len(words) - KEYS_PER_DOCUMENT)
             _type_line(conn, uri, held, versions, words[at : at + KEYS_PER_DOCUMENT], 0)
             progress.update(n)
@@ -508,7 +372,7 @@ def many_documents(
         after, words_after = _type_line(conn, uris[0], held, versions, again, rate)
         stats = conn.request("nextword/stats", None)
         peak = _rss_mb(conn.proc.pid)
-        exit_code = conn.shut_down()
+        exit_code = conn.shutdown()
 
     return {
         "documents": docs,
@@ -573,7 +437,7 @@ def burst(text: str, n: int, settings: dict[str, Any], model: str | None) -> dic
     uri = "file:///nextword-burst/doc.txt"
     text = " ".join(text.split()) + " "
     with _served(model, settings) as conn:
-        _open(conn, uri)
+        conn.open_document(uri)
         held, version = "", 0
 
         def key(ch: str) -> tuple[int, bytes]:
@@ -589,49 +453,36 @@ def burst(text: str, n: int, settings: dict[str, Any], model: str | None) -> dic
         for ch in text[: text.index(".") + 2]:
             msg_id, data = key(ch)
             conn.write(data)
-            conn.wait(msg_id)
+            conn.response(msg_id).value()
         cursor = types.Position(0, _utf16_len(held))
-        conn.until_words(uri, cursor, time.perf_counter() + COLD_START_TIMEOUT_S)
+        _cold_start(conn, uri, cursor, time.perf_counter() + COLD_START_TIMEOUT_S)
         rss_before = _rss_mb(conn.proc.pid, "VmRSS")
         messages = [key(text[i % len(text)]) for i in range(len(held), len(held) + n)]
         last_id = messages[-1][0]
         last_sent = 0.0
 
-        def write_all() -> None:
-            # From a thread: the server's answers must be read while the burst is
-            # written, or both pipes fill and each side waits on the other.
-            nonlocal last_sent
-            for msg_id, data in messages:
-                if msg_id == last_id:
-                    last_sent = time.perf_counter()
-                conn.write(data)
-
+        # Written flat out, unanswered: the client's reader takes the answers meanwhile.
         started = time.perf_counter()
-        writer = threading.Thread(target=write_all)
-        writer.start()
-        answers: dict[int, Any] = {}
-        newest_ms = None
-        while len(answers) < n:
-            message = conn.read()
-            if "id" in message and "method" not in message:
-                answers[message["id"]] = message
-                if message["id"] == last_id:
-                    newest_ms = (time.perf_counter() - last_sent) * 1000
-        seconds = time.perf_counter() - started
-        writer.join()
+        for msg_id, data in messages:
+            if msg_id == last_id:
+                last_sent = time.perf_counter()
+            conn.write(data)
+        answers = {msg_id: conn.response(msg_id, timeout=None) for msg_id, _ in messages}
+        seconds = max(a.received for a in answers.values()) - started
         rss_after = _rss_mb(conn.proc.pid, "VmRSS")
-        errors = sum(1 for a in answers.values() if "error" in a)
-        empty = sum(1 for a in answers.values() if not (a.get("result") or {}).get("items"))
-        newest = answers[last_id].get("result") or {}
+        errors = sum(1 for a in answers.values() if a.error is not None)
+        empty = sum(1 for a in answers.values() if not (a.result or {}).get("items"))
+        newest_ms = (answers[last_id].received - last_sent) * 1000
+        newest = answers[last_id].result or {}
         stats = conn.request("nextword/stats", None)["overall"]
-        exit_code = conn.shut_down()
+        exit_code = conn.shutdown()
     return {
         "requests": n,
         "answered": len(answers),
         "errors": errors,
         "answered_empty": empty,
         "newest_items": [item["label"] for item in newest.get("items", [])],
-        "newest_ms": round(newest_ms, 3) if newest_ms is not None else None,
+        "newest_ms": round(newest_ms, 3),
         # The server's own time for the newest: from reading it to answering it.
         "newest_server_ms": stats["lastLatencyMs"],
         "burst_seconds": round(seconds, 3),
