@@ -21,6 +21,9 @@ class Candidate:
 
     text: str
     prob: float
+    # True when the word does not start with the typed prefix but is what it probably
+    # misspells (corrections.py): accepting it replaces the prefix.
+    correction: bool = False
 
 
 @dataclass

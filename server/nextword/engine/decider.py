@@ -111,7 +111,13 @@ class Decider:
         return self._boundary is not None and self._boundary.context == context
 
     def decide(
-        self, context: str, prefix: str = "", k: int = 5, *, spell: bool = True
+        self,
+        context: str,
+        prefix: str = "",
+        k: int = 5,
+        *,
+        spell: bool = True,
+        correct: bool = False,
     ) -> list[Candidate]:
         """The top-`k` whole words that continue `context` and start with `prefix`.
 
@@ -121,20 +127,22 @@ class Decider:
             k: how many candidates to return at most.
             spell: allow the token search (model calls) when no known word starts
                 with the prefix; False keeps an in-word call to filtering only.
+            correct: offer words the prefix misspells too (`Candidate.correction`).
         """
         if k <= 0 or (prefix and not is_word(prefix)):
             return []
-        cached = self.filter_cached(context, prefix, k)
+        cached = self.filter_cached(context, prefix, k, correct=correct)
         if cached is not None and (cached or not spell or not prefix):
             return cached
         boundary = self._boundary
         if boundary is None or boundary.context != context:
             boundary = self._boundary = self._decide_boundary(context)
             self.stats.decisions += 1
-        ranked = self._filter(boundary, prefix, max(k, self.top_k))
+        ranked = self._filter(boundary, prefix, max(k, self.top_k), correct)
         if spell and not ranked and prefix:
-            # Nothing known starts with the prefix: spell words out with the model, and
-            # keep them with the boundary so the next keystrokes filter them for free.
+            # Nothing known starts with the prefix, nor does it misspell a known word
+            # (with `correct`): spell words out with the model (a new name), and keep
+            # them with the boundary so the next keystrokes filter them for free.
             # The dict is replaced, never changed: another thread may be filtering it.
             found = self._spell(boundary, prefix, k)
             spelled = {c.text: c.prob * SPELLED_SHARE for c in found}
@@ -142,10 +150,12 @@ class Decider:
             boundary.unspelled = {**boundary.unspelled, prefix: rest}
             boundary.extra = {**spelled, **boundary.extra}
             self.stats.spelled += 1
-            ranked = self._filter(boundary, prefix, max(k, self.top_k))
+            ranked = self._filter(boundary, prefix, max(k, self.top_k), correct)
         return self._order(ranked, k)
 
-    def filter_cached(self, context: str, prefix: str, k: int = 5) -> list[Candidate] | None:
+    def filter_cached(
+        self, context: str, prefix: str, k: int = 5, *, correct: bool = False
+    ) -> list[Candidate] | None:
         """The decision at `context` filtered by `prefix`, or None when none is cached.
 
         Never calls the model, and reads the cached decision once (a boundary, once
@@ -158,7 +168,7 @@ class Decider:
         if k <= 0 or (prefix and not is_word(prefix)):
             return []
         self.stats.cache_hits += 1
-        return self._order(self._filter(boundary, prefix, max(k, self.top_k)), k)
+        return self._order(self._filter(boundary, prefix, max(k, self.top_k), correct), k)
 
     # -- the boundary decision --------------------------------------------------------
 
@@ -287,8 +297,11 @@ class Decider:
 
     # -- in-word filtering --------------------------------------------------------------
 
-    def _filter(self, boundary: _Boundary, prefix: str, n: int) -> list[Candidate]:
-        """The `n` most probable words starting with `prefix`, from the cached distribution."""
+    def _filter(
+        self, boundary: _Boundary, prefix: str, n: int, correct: bool = False
+    ) -> list[Candidate]:
+        """The `n` most probable words starting with `prefix`, from the cached distribution;
+        with `correct`, and words one typing mistake away (corrections.py) among them."""
         if not prefix:
             own = self.engine.tables.start_candidates(boundary.dense, n)
             if own is not None:
@@ -305,15 +318,47 @@ class Decider:
             if word.startswith(prefix):
                 found[word] = found.get(word, 0.0) + p
         # The word already typed in full is no completion.
-        found.pop(prefix, None)
+        typed_word = found.pop(prefix, 0.0)
         mass = float(probs.sum()) + sum(
             p for word, p in boundary.extra.items() if word.startswith(prefix)
         )
         # What the token search found for a shorter prefix is only part of its mass.
         mass += sum(rest for p, rest in boundary.unspelled.items() if prefix.startswith(p))
+        corrections: dict[str, float] = {}
+        if correct:
+            corrections, corrected_mass = self._corrections(boundary, prefix, n, typed_word)
+            mass += corrected_mass
         mass = mass or 1.0
-        ranked = sorted(found.items(), key=lambda item: (-item[1], item[0]))[:n]
-        return [Candidate(word, p / mass) for word, p in ranked]
+        merged = [(word, p, False) for word, p in found.items()]
+        merged += [(word, p, True) for word, p in corrections.items()]
+        merged.sort(key=lambda item: (-item[1], item[0]))
+        return [Candidate(word, p / mass, fix) for word, p, fix in merged[:n]]
+
+    def _corrections(
+        self, boundary: _Boundary, typed: str, n: int, typed_word: float
+    ) -> tuple[dict[str, float], float]:
+        """Words one edit from `typed`, weighed P(word | context) * P(typed | word), and
+        the weight of all the words their prefixes hold (for the normalisation).
+
+        A correction must outweigh the typed text read as a word of its own: a rare
+        word typed right is not corrected into a common one.
+        """
+        corrector = self.engine.tables.corrector
+        if corrector is None:
+            return {}, 0.0
+        lex = self.engine.lexicon
+        out: dict[str, float] = {}
+        mass = 0.0
+        for prefix, rate in corrector.intended(typed).items():
+            lo, hi = lex.prefix_range(prefix)
+            probs = boundary.dense[lo:hi]
+            mass += rate * float(probs.sum())
+            top = np.argpartition(-probs, n)[:n] if len(probs) > n else range(len(probs))
+            for i in top:
+                word, weight = lex.words[lo + i], rate * float(probs[i])
+                if weight > max(typed_word, out.get(word, 0.0)) and not word.startswith(typed):
+                    out[word] = weight
+        return out, mass
 
     def _order(self, ranked: list[Candidate], k: int) -> list[Candidate]:
         """Best first at temperature 0; otherwise a draw without replacement."""

@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from nextword.blas import set_inference_threads
+from nextword.engine.corrections import ErrorModel
 from nextword.engine.decider import Decider
 from nextword.engine.lexicon import load_lexicon
-from nextword.engine.loader import DEFAULT_MODEL, LoadedModel, ModelError, load
+from nextword.engine.loader import DEFAULT_MODEL, MODELS_DIR, LoadedModel, ModelError, load
 from nextword.engine.ngram import NGram
 from nextword.engine.personal import PersonalStore
 from nextword.engine.weights import Mixture
@@ -63,7 +64,10 @@ class Engine:
                 f"({type(err).__name__}); re-export the model or delete both files"
             ) from None
         ngram = NGram(arrays, lexicon.unigram) if "bi_keys" in arrays else None
-        tables = WordTables.load(lexicon, ngram)
+        # The typing-error model: the model directory's own, else the bundled one.
+        errors = loaded.path / "typos.json"
+        errors = errors if errors.exists() else MODELS_DIR / "typos.json"
+        tables = WordTables.load(lexicon, ngram, ErrorModel.read(errors))
         engine = cls(loaded, tables, Mixture.read(loaded.path / "mixture.json"))
         if warmup:
             engine.warmup()

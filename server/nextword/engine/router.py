@@ -87,14 +87,24 @@ class RoutingDecider:
         return self._deciders.get(lang)
 
     def decide(
-        self, context: str, prefix: str = "", k: int = 5, *, spell: bool = True
+        self,
+        context: str,
+        prefix: str = "",
+        k: int = 5,
+        *,
+        spell: bool = True,
+        correct: bool = False,
     ) -> list[Candidate]:
         decider = self.pick(context, prefix)
-        return [] if decider is None else decider.decide(context, prefix, k, spell=spell)
+        if decider is None:
+            return []
+        return decider.decide(context, prefix, k, spell=spell, correct=correct)
 
-    def filter_cached(self, context: str, prefix: str, k: int = 5) -> list[Candidate] | None:
+    def filter_cached(
+        self, context: str, prefix: str, k: int = 5, *, correct: bool = False
+    ) -> list[Candidate] | None:
         decider = self.pick(context, prefix)
-        return [] if decider is None else decider.filter_cached(context, prefix, k)
+        return [] if decider is None else decider.filter_cached(context, prefix, k, correct=correct)
 
     def catch_up(self) -> None:
         for decider in self._deciders.values():

@@ -21,6 +21,7 @@ from dataclasses import replace
 import numpy as np
 
 from nextword.engine.components import Candidate, Component, following, repeat_rate, spread
+from nextword.engine.corrections import Corrector, ErrorModel
 from nextword.engine.doclocal import DocumentWords
 from nextword.engine.hancache import following as seen_after
 from nextword.engine.lexicon import Lexicon
@@ -49,6 +50,7 @@ class WordTables(ABC):
 
     lexicon: Lexicon
     ngram: NGram | None = None
+    corrector: Corrector | None = None  # typing mistakes (English)
     learns = False  # whether the personal store takes part
 
     @abstractmethod
@@ -65,10 +67,10 @@ class WordTables(ABC):
         return None
 
     @staticmethod
-    def load(lexicon: Lexicon, ngram: NGram | None) -> WordTables:
+    def load(lexicon: Lexicon, ngram: NGram | None, errors: ErrorModel) -> WordTables:
         """The tables for this lexicon: Chinese when its words are Han continuations."""
         chinese = bool(lexicon.words) and all(is_han_text(w) for w in lexicon.words[:100])
-        return ChineseTables(lexicon) if chinese else EnglishTables(lexicon, ngram)
+        return ChineseTables(lexicon) if chinese else EnglishTables(lexicon, ngram, errors)
 
 
 class EnglishDocument(Document):
@@ -115,9 +117,10 @@ class EnglishDocument(Document):
 class EnglishTables(WordTables):
     learns = True
 
-    def __init__(self, lexicon: Lexicon, ngram: NGram | None):
+    def __init__(self, lexicon: Lexicon, ngram: NGram | None, errors: ErrorModel):
         self.lexicon = lexicon
         self.ngram = ngram
+        self.corrector = Corrector(lexicon.words, errors)
         # What never opens a document or paragraph unless the document writes it:
         # headings and tags in capitals (NAME, SPDX), and the start of a URL (emails
         # from feeds begin with one).

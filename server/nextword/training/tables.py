@@ -58,13 +58,19 @@ def mixed_counts(
 
 
 def build_tables(
-    train_files: list[Path], model_dir: Path, shares: list[float] | None = None
+    train_files: list[Path],
+    model_dir: Path,
+    shares: list[float] | None = None,
+    misspelled: set[str] | frozenset[str] = frozenset(),
 ) -> None:
     """Count the training text and write lexicon.txt and lexicon.npz into `model_dir`.
 
     Args:
         shares: each file's share of the training mix (see `mixed_counts`); None
             counts the files as they are.
+        misspelled: known misspellings (data/misspellings.py), kept out of the word
+            list: the emails write "recieve" now and then, and a completion must never
+            offer it, nor a correction lose to it.
     """
     from tokenizers import Tokenizer
 
@@ -72,7 +78,9 @@ def build_tables(
     raw_counts, all_counts = mixed_counts(train_files, shares)
     # A word enters the lexicon by how often it was written; it ranks by the mix.
     ranked = [
-        w for w, _ in all_counts.most_common() if raw_counts[w] >= MIN_COUNT and is_candidate(w)
+        w
+        for w, _ in all_counts.most_common()
+        if raw_counts[w] >= MIN_COUNT and is_candidate(w) and w not in misspelled
     ]
     kept = ranked[:MAX_WORDS]
     words = sorted(kept)

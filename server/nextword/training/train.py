@@ -348,13 +348,26 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
             sizes = {s: f.stat().st_size for s, f in zip(sources, files, strict=True)}
             weights = mix_weights(mix, sizes)
             shares = [weights[s] for s in sources]
-        build_tables(files, out, shares)
+        build_tables(files, out, shares, known_misspellings())
     kept = ("step", "tokens_seen", "tokens_before", "seconds", "val_loss", "mix")
     training = {k: state[k] for k in kept if k in state}
     training["sources"] = sources
     training["shape"] = asdict(shape)
     (out / "training.json").write_text(json.dumps(training, indent=2) + "\n")
     print(f"exported {out}")
+
+
+def known_misspellings() -> set[str]:
+    """The allowed codespell misspellings written in lower case (names such as "Claus"
+    are left alone); none when the dictionary cannot be fetched."""
+    from nextword.data.misspellings import allowed_pairs
+
+    try:
+        pairs = allowed_pairs(Path.home() / ".cache" / "nextword" / "sources")
+    except CommandError as err:
+        print(f"note: no misspellings list ({err}); the word list may hold some")
+        return set()
+    return {wrong for wrong, _ in pairs if wrong.islower()}
 
 
 def finish_export(out: Path, corpus: Path, sources: list[str], fit_words: int) -> None:

@@ -1,0 +1,194 @@
+"""Corrections: the word the user meant when the typed prefix holds a mistake.
+
+A noisy channel, as a phone keyboard decides it:
+
+    score(word) = P(word | context) * P(typed prefix | the word's prefix)
+
+The first factor is the boundary's mixed distribution, already computed; the second
+is the error model below. A typed prefix is compared with the prefixes of known
+words one edit away: a neighbouring key or another vowel struck ("definately"), two
+letters swapped ("recie" for "recei-ve", "teh"), a letter left out or one of a double
+("adress"), a letter struck twice or an extra key. Each kind of edit has its own
+rate per opportunity, fitted on real misspellings (codespell's dictionary, the
+entries CORPORA.md allows: training/typo_fit.py writes models/typos.json).
+
+Candidates come from edits of the typed prefix checked against the sorted lexicon
+(a bisection each, no scan), so a keystroke costs well under a millisecond.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# QWERTY rows, each offset by its stagger; keys are neighbours when they touch.
+ROWS = (("qwertyuiop", 0.0), ("asdfghjkl", 0.25), ("zxcvbnm", 0.75))
+VOWELS = "aeiouy"
+# The kinds of edit, named by what the typist did to the intended letters.
+KINDS = (
+    "transpose",  # two neighbouring letters swapped: teh
+    "substitute_adjacent",  # a neighbouring key struck instead: thw
+    "substitute_vowel",  # another vowel written: definately
+    "omit_double",  # one letter of a double left out: adress
+    "omit",  # a letter left out: goverment
+    "insert_double",  # a letter struck twice: untill
+    "insert_adjacent",  # an extra neighbouring key struck: thew
+)
+# Prefixes shorter than this are not corrected: two letters are too little to
+# tell a mistake from the start of another word.
+MIN_TYPED = 3
+
+
+def _neighbours() -> dict[str, str]:
+    where = {c: (row, col + offset) for row, (keys, offset) in enumerate(ROWS)
+             for col, c in enumerate(keys)}  # fmt: skip
+    out = {}
+    for c, (row, x) in where.items():
+        out[c] = "".join(
+            d for d, (r, y) in where.items() if d != c and abs(r - row) <= 1 and abs(x - y) <= 1
+        )
+    return out
+
+
+NEIGHBOURS = _neighbours()
+
+
+@dataclass(frozen=True)
+class ErrorModel:
+    """P(typed | intended) for one edit of each kind, per opportunity to make it."""
+
+    rates: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: Path) -> ErrorModel:
+        """The fitted rates; an empty model (no corrections) where the file is unreadable."""
+        try:
+            rates = json.loads(path.read_text(encoding="utf-8"))["rates"]
+            return cls({k: float(rates[k]) for k in KINDS})
+        except (OSError, ValueError, KeyError, TypeError):
+            return cls()
+
+
+def _case_like(letter: str, model: str) -> str:
+    return letter.upper() if model.isupper() else letter
+
+
+def edits(typed: str) -> Iterator[tuple[str, str]]:
+    """(intended prefix, kind) for every one-edit explanation of `typed` the model knows.
+
+    The last typed letter may be the start of a longer intended word, so an edit
+    there is read as a prefix: "recie" is explained by "recei" (a swap).
+    """
+    n = len(typed)
+    low = typed.lower()
+    for i in range(n - 1):
+        if low[i] != low[i + 1]:
+            yield typed[:i] + typed[i + 1] + typed[i] + typed[i + 2 :], "transpose"
+    for i in range(n):
+        c = low[i]
+        for d in NEIGHBOURS.get(c, ""):
+            yield typed[:i] + _case_like(d, typed[i]) + typed[i + 1 :], "substitute_adjacent"
+        if c in VOWELS:
+            for d in VOWELS:
+                if d != c and d not in NEIGHBOURS.get(c, ""):
+                    yield typed[:i] + _case_like(d, typed[i]) + typed[i + 1 :], "substitute_vowel"
+    for i in range(1, n):
+        # A letter the typist left out, after typed[:i]: one of a double, or any. (After
+        # the last typed letter it is only the next letter, not yet typed.)
+        before = low[i - 1]
+        yield typed[:i] + typed[i - 1] + typed[i:], "omit_double"
+        for d in "abcdefghijklmnopqrstuvwxyz":
+            if d != before:
+                yield typed[:i] + d + typed[i:], "omit"
+    for i in range(1, n):
+        # A letter struck too many: a repeat, or a key beside the one before or after.
+        c = low[i]
+        if c == low[i - 1]:
+            yield typed[:i] + typed[i + 1 :], "insert_double"
+        elif c in NEIGHBOURS.get(low[i - 1], "") or (
+            i + 1 < n and c in NEIGHBOURS.get(low[i + 1], "")
+        ):
+            yield typed[:i] + typed[i + 1 :], "insert_adjacent"
+
+
+class Corrector:
+    """Words one edit from a typed prefix, with their channel weight."""
+
+    def __init__(self, words: list[str], model: ErrorModel):
+        self._words = words  # sorted, as the lexicon keeps them
+        self.model = model
+
+    def _starts_some_word(self, prefix: str) -> bool:
+        i = bisect.bisect_left(self._words, prefix)
+        return i < len(self._words) and self._words[i].startswith(prefix)
+
+    def intended(self, typed: str) -> dict[str, float]:
+        """The known prefixes one edit from `typed`, each with P(typed | prefix)."""
+        if not self.model.rates or len(typed) < MIN_TYPED or not typed.isalpha():
+            return {}
+        out: dict[str, float] = {}
+        for prefix, kind in edits(typed):
+            rate = self.model.rates[kind]
+            if rate > out.get(prefix, 0.0) and self._starts_some_word(prefix):
+                out[prefix] = rate
+        out.pop(typed, None)
+        return out
+
+
+def prefix_opportunities(word: str) -> dict[str, int]:
+    """How many ways each kind of edit could strike `word` (the fit's denominators)."""
+    low = word.lower()
+    n = len(low)
+    doubles = sum(1 for i in range(n - 1) if low[i] == low[i + 1])
+    return {
+        "transpose": sum(1 for i in range(n - 1) if low[i] != low[i + 1]),
+        "substitute_adjacent": sum(len(NEIGHBOURS.get(c, "")) for c in low),
+        "substitute_vowel": sum(
+            sum(1 for d in VOWELS if d != c and d not in NEIGHBOURS.get(c, ""))
+            for c in low
+            if c in VOWELS
+        ),
+        "omit_double": doubles,
+        "omit": n - doubles,
+        "insert_double": n,
+        "insert_adjacent": sum(len(NEIGHBOURS.get(c, "")) for c in low),
+    }
+
+
+def classify(typed: str, intended: str) -> str | None:
+    """The kind of the one edit that turns `intended` into `typed`; None if not one."""
+    t, w = typed.lower(), intended.lower()
+    if len(t) == len(w):
+        diff = [i for i in range(len(t)) if t[i] != w[i]]
+        if len(diff) == 2 and diff[1] == diff[0] + 1:
+            i = diff[0]
+            if t[i] == w[i + 1] and t[i + 1] == w[i]:
+                return "transpose"
+        if len(diff) == 1:
+            c, d = w[diff[0]], t[diff[0]]
+            if d in NEIGHBOURS.get(c, ""):
+                return "substitute_adjacent"
+            if c in VOWELS and d in VOWELS:
+                return "substitute_vowel"
+        return None
+    if len(t) == len(w) - 1:  # a letter left out
+        for i in range(len(w)):
+            if w[:i] + w[i + 1 :] == t:
+                doubled = (i > 0 and w[i - 1] == w[i]) or (i + 1 < len(w) and w[i + 1] == w[i])
+                return "omit_double" if doubled else "omit"
+        return None
+    if len(t) == len(w) + 1:  # a letter too many
+        for i in range(len(t)):
+            if t[:i] + t[i + 1 :] == w:
+                c = t[i]
+                if (i > 0 and t[i - 1] == c) or (i + 1 < len(t) and t[i + 1] == c):
+                    return "insert_double"
+                near = (i > 0 and c in NEIGHBOURS.get(t[i - 1], "")) or (
+                    i + 1 < len(t) and c in NEIGHBOURS.get(t[i + 1], "")
+                )
+                return "insert_adjacent" if near else None
+        return None
+    return None

@@ -1,0 +1,64 @@
+"""Fit the corrections' error model (engine/corrections.py) on real misspellings.
+
+    python -m nextword.training.typo_fit [--cache DIR] [--out FILE]
+
+Each allowed codespell pair (data/misspellings.py) that is one edit from its
+correction counts towards that edit's kind. A kind's rate is its count over the
+opportunities to make it in all the corrections (a word of six letters offers five
+swaps), times ERROR_PRIOR, the share of words a typist gets wrong: codespell lists
+misspellings, not how often they are made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from nextword.data.misspellings import CODESPELL, LICENSE, allowed_pairs
+from nextword.engine.corrections import KINDS, classify, prefix_opportunities
+from nextword.engine.loader import MODELS_DIR
+
+# About one word in fifty typed wrong before the typist notices: the order of the
+# error rates reported for keyboard typing (Dhakal et al., CHI 2018: 1-2% of keys
+# corrected). It scales every rate alike, so it sets how readily a correction
+# outranks a completion; the clean-text figures (`nextword eval`) check it.
+ERROR_PRIOR = 0.02
+DEFAULT_OUT = MODELS_DIR / "typos.json"
+
+
+def fit(pairs: list[tuple[str, str]]) -> dict[str, object]:
+    counts: Counter[str] = Counter()
+    opportunities: Counter[str] = Counter()
+    for wrong, right in pairs:
+        kind = classify(wrong, right)
+        if kind is not None:
+            counts[kind] += 1
+        opportunities.update(prefix_opportunities(right))
+    one_edit = sum(counts.values())
+    rates = {k: ERROR_PRIOR * counts[k] / max(opportunities[k], 1) for k in KINDS}
+    return {
+        "rates": {k: float(f"{v:.4g}") for k, v in rates.items()},
+        "counts": {k: counts[k] for k in KINDS},
+        "pairs": len(pairs),
+        "one_edit_share": round(one_edit / max(len(pairs), 1), 4),
+        "error_prior": ERROR_PRIOR,
+        "source": f"PyPI {CODESPELL}, codespell_lib/data/dictionary.txt ({LICENSE}), "
+        "the entries whose misspelling's md5 is not 0 mod 5",
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m nextword.training.typo_fit")
+    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache/nextword/sources")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = parser.parse_args(argv)
+    record = fit(allowed_pairs(args.cache))
+    args.out.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    print(f"{record['pairs']:,} pairs, {record['one_edit_share']:.0%} one edit: {record['rates']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,54 @@
+"""Corrections on the bundled model: the word meant, in context (engine/corrections.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def corrected(engine: Any, context: str, typed: str, k: int = 3) -> list[tuple[str, bool]]:
+    decider = engine.decider()
+    decider.decide(context, "", k)  # the boundary decision the server makes at the space
+    return [(c.text, c.correction) for c in decider.decide(context, typed, k, correct=True)]
+
+
+def test_real_misspellings_are_corrected_in_context(default_engine: Any) -> None:
+    assert ("receive", True) in corrected(default_engine, "I will ", "recieve")
+    assert ("receive", True) in corrected(default_engine, "I will ", "recie")
+    assert ("address", True) in corrected(default_engine, "Please send it to the ", "adress")
+    assert corrected(default_engine, "Please tell me the ", "adress")[0] == ("address", True)
+    assert corrected(default_engine, "What is the adress of ", "teh")[0] == ("the", True)
+
+
+def test_the_context_ranks_the_corrections(default_engine: Any) -> None:
+    """ "thw" is one key from "the" and from "thy"/"two": the sentence decides."""
+    assert corrected(default_engine, "He walked into ", "thw")[0] == ("the", True)
+
+
+def test_corrections_are_off_unless_asked(default_engine: Any) -> None:
+    decider = default_engine.decider()
+    decider.decide("I will ", "", 3)
+    assert all(not c.correction for c in decider.decide("I will ", "recie", 5, spell=False))
+
+
+def test_a_word_typed_right_is_not_corrected_away(default_engine: Any) -> None:
+    # Rare words typed in full, each one edit from a far commoner word ("object",
+    # "indicated"): the word as typed is likelier than that mistake.
+    lex = default_engine.lexicon
+    for rare, common in (("abject", "object"), ("indicted", "indicated")):
+        assert lex.counts[lex.index[common]] > 50 * lex.counts[lex.index[rare]]
+    for context, typed in (("They lived in ", "abject"), ("He was ", "indicted")):
+        found = corrected(default_engine, context, typed, k=5)
+        assert not any(fix for _, fix in found), found
+    # A prefix typed right keeps its completions first.
+    plain = default_engine.decider()
+    plain.decide("The sun rose over the ", "", 3)
+    expected = [c.text for c in plain.decide("The sun rose over the ", "mou", 3)]
+    assert corrected(default_engine, "The sun rose over the ", "mou") == [
+        (word, False) for word in expected
+    ]
+
+
+def test_known_misspellings_are_no_completions(default_engine: Any) -> None:
+    """The emails write "definately": the word list keeps it out (training/tables.py)."""
+    assert "definately" not in default_engine.lexicon.index
+    assert "definitely" in default_engine.lexicon.index

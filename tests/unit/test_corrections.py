@@ -1,0 +1,86 @@
+"""The error model of corrections: the edits it explains, and their fitted rates."""
+
+from __future__ import annotations
+
+import json
+
+from nextword.data.misspellings import is_reserved, parse
+from nextword.engine.corrections import (
+    KINDS,
+    NEIGHBOURS,
+    Corrector,
+    ErrorModel,
+    classify,
+    edits,
+)
+from nextword.engine.loader import MODELS_DIR
+
+
+def test_keyboard_neighbours_touch() -> None:
+    assert set(NEIGHBOURS["f"]) == set("dgrtcv")
+    assert set(NEIGHBOURS["q"]) == set("wa")
+    assert "p" not in NEIGHBOURS["a"]
+
+
+def test_each_kind_of_mistake_is_explained() -> None:
+    explained = dict(edits("recie"))
+    assert explained["recei"] == "transpose"
+    assert dict(edits("adres"))["addres"] == "omit_double"
+    assert dict(edits("definat"))["definit"] == "substitute_vowel"
+    assert dict(edits("thw"))["the"] == "substitute_adjacent"
+    assert dict(edits("untill"))["until"] == "insert_double"
+    assert dict(edits("govermen"))["governmen"] == "omit"
+    # The letter after the last typed one is the next to type, not a missing one.
+    assert "recies" not in explained and "recie" not in explained
+
+
+def test_capitals_stay_capitals() -> None:
+    assert "The" in dict(edits("Teh"))
+
+
+def test_classify_reads_one_edit() -> None:
+    assert classify("teh", "the") == "transpose"
+    assert classify("adress", "address") == "omit_double"
+    assert classify("goverment", "government") == "omit"
+    assert classify("untill", "until") == "insert_double"
+    assert classify("definately", "definitely") == "substitute_vowel"
+    assert classify("cat", "dog") is None
+    assert classify("recieve", "receive") == "transpose"
+
+
+def test_the_shipped_rates_are_fitted_for_every_kind() -> None:
+    record = json.loads((MODELS_DIR / "typos.json").read_text())
+    model = ErrorModel.read(MODELS_DIR / "typos.json")
+    assert set(model.rates) == set(KINDS)
+    assert all(0 < rate < 0.05 for rate in model.rates.values())
+    assert record["pairs"] > 40_000  # four fifths of codespell's 65,000 lines
+    # Swapped letters are a likelier mistake per chance than a stray neighbouring key.
+    assert model.rates["transpose"] > model.rates["substitute_adjacent"]
+
+
+def test_a_broken_error_model_corrects_nothing(tmp_path) -> None:
+    path = tmp_path / "typos.json"
+    path.write_text("{not json")
+    model = ErrorModel.read(path)
+    assert model.rates == {}
+    assert Corrector(["receive"], model).intended("recie") == {}
+
+
+def test_intended_prefixes_are_known_ones() -> None:
+    words = sorted(["address", "addresses", "receive", "received", "the", "then"])
+    corrector = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}))
+    assert set(corrector.intended("recie")) == {"recei"}
+    assert "addres" in corrector.intended("adres")
+    assert corrector.intended("th") == {}  # too short to call a mistake
+    assert corrector.intended("the") == {}  # nothing one edit away starts a word but "the"
+
+
+def test_reserved_entries_are_never_read() -> None:
+    names = ["wrong" + "".join(chr(97 + int(d)) for d in str(i)) for i in range(200)]
+    kept = {wrong for wrong, _ in parse([f"{name}->right" for name in names])}
+    reserved = {name for name in names if is_reserved(name)}
+    assert 20 < len(reserved) < 60  # about a fifth
+    assert not kept & reserved and len(kept) + len(reserved) == 200
+    # A phrase teaches no typo; of several corrections the first is the one meant.
+    assert parse(["alot->a lot"]) == []
+    assert parse(["acn->can, scan"]) == ([] if is_reserved("acn") else [("acn", "can")])
