@@ -11,6 +11,16 @@ import pytest
 from helpers import FIXTURES, ROOT, nextword  # noqa: F401
 
 
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh $NEXTWORD_DATA_DIR (where learning keeps its stores) for one test."""
+    from nextword.engine import personal
+
+    path = tmp_path / "data"
+    monkeypatch.setenv(personal.DATA_DIR_ENV, str(path))
+    return path
+
+
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A training run of a 2-layer model on the fixture corpus, exported as a model."""

@@ -174,13 +174,3 @@ def test_catching_up_after_a_jump_forwards_only_the_last_tokens(default_engine) 
     before = decider._scorer.tokens_run
     decider.decide(text + "Then ", "", 5)
     assert decider._scorer.tokens_run - before <= 3
-
-
-def test_document_caches_weigh_more_as_the_document_grows() -> None:
-    from nextword.engine.weights import Mixture
-
-    fitted, fixed = Mixture(doc_evidence_words=20), Mixture(doc_evidence_words=0)
-    assert fitted.evidence(0) == 0.0
-    assert fitted.evidence(20) == 0.5
-    assert fitted.evidence(5) < fitted.evidence(50) < fitted.evidence(500) < 1.0
-    assert fixed.evidence(3) == 1.0  # 0: the fixed weights of the first models

@@ -1,4 +1,6 @@
-"""`nextword eval` implements docs/EVAL.md: a smoke run with both baselines."""
+"""`nextword eval` implements docs/EVAL.md: smoke runs with both baselines, on English
+(the tiny model) and on Chinese text (the bundled model). The typist's arithmetic:
+tests/unit/test_typist.py."""
 
 from __future__ import annotations
 
@@ -7,8 +9,9 @@ import os
 from pathlib import Path
 
 from helpers import FIXTURES, nextword
-from nextword.evaluation.typist import Tally, type_document
+from nextword.engine.words import is_han
 
+ZH = FIXTURES / "eval-zh"
 QUALITY = ("ksr@1", "ksr@3", "ksr@5", "top1", "top3", "mrr@5")
 
 
@@ -94,22 +97,16 @@ def test_eval_checks_for_matplotlib_before_running(tmp_path: Path):
     assert result.stdout == ""
 
 
-def test_keystroke_accounting_follows_the_protocol():
-    """A typist that always offers the right word at the first keystroke saves the most."""
-    doc = "the cat sat"
-
-    def oracle(context: str, prefix: str, k: int) -> list[str]:
-        words = doc.split()
-        return [words[len(context.split())]]
-
-    def blind(context: str, prefix: str, k: int) -> list[str]:
-        return []
-
-    tally = Tally()
-    type_document(doc, oracle, tally)
-    # 3 accepts + 2 spaces typed = 5 keystrokes for 11 characters.
-    assert tally.quality()["ksr@1"] == round(1 - 5 / 11, 4)
-    assert tally.quality()["top1"] == 1.0
-    tally = Tally()
-    type_document(doc, blind, tally)
-    assert tally.quality()["ksr@5"] == 0.0
+def test_eval_command_on_chinese_text():
+    result = nextword(
+        "eval", str(ZH / "news.txt"), "--baseline", "unigram,presage",
+        "--train", str(ZH / "train.txt"), "--json", "--no-progress",
+    )  # fmt: skip
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["unit"] == "character-continuation"
+    assert out["words"] == sum(is_han(c) for c in (ZH / "news.txt").read_text("utf-8"))
+    for q in (out, out["baselines"]["unigram"], out["baselines"]["presage"]):
+        assert 0 <= q["ksr@1"] <= q["ksr@3"] <= q["ksr@5"] <= 1
+        assert 0 <= q["nextchar_top1"] <= q["nextchar_top3"] <= 1
+    presage = out["baselines"]["presage"]
+    assert presage["nextchar_top3"] > out["baselines"]["unigram"]["nextchar_top3"] > 0

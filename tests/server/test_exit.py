@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from helpers import nextword
 from nextword.evaluation.lspclient import LspClient
 
 URI = "file:///tmp/nextword-test/exit.txt"
@@ -74,17 +73,3 @@ def test_fifty_server_lives_end_with_the_code_lsp_asks_for(broken_model: Path) -
         # LSP: exit after shutdown is 0, exit without it is 1; never a signal.
         assert code == (1 if kind == "no-shutdown" else 0), (i, kind, code, stderr[-500:])
         assert "terminate called" not in stderr, (i, kind)
-
-
-def test_commands_end_cleanly_after_using_mlx() -> None:
-    for args in (["predict", "The history of the "], ["doctor"]):
-        done = nextword(*args, check=False)
-        assert done.returncode == 0, (args, done.stderr[-500:])
-        assert "terminate called" not in done.stderr
-        assert done.stdout.strip(), args  # what it printed was flushed before leaving
-
-
-def test_usage_errors_keep_their_exit_code() -> None:
-    done = nextword("predict", "--no-such-flag", check=False)
-    assert done.returncode == 2
-    assert "usage:" in done.stderr

@@ -2,6 +2,7 @@
 
 from nextword.engine.components import repeat_rate
 from nextword.engine.doclocal import DocumentWords
+from nextword.engine.weights import Mixture
 
 
 def test_counts_follow_typing_forward_and_recount_after_other_edits():
@@ -31,3 +32,11 @@ def test_repeat_rate_trusts_caches_whose_words_repeat():
     assert repeat_rate(1, 1) == 0.5  # a young cache: one word, seen once
     assert repeat_rate(3, 0) == 1.0  # "Dagny" was always followed by "Taggart"
     assert repeat_rate(20, 16) < 0.3  # "the" was followed by a new word most times
+
+
+def test_document_caches_weigh_more_as_the_document_grows() -> None:
+    fitted, fixed = Mixture(doc_evidence_words=20), Mixture(doc_evidence_words=0)
+    assert fitted.evidence(0) == 0.0
+    assert fitted.evidence(20) == 0.5
+    assert fitted.evidence(5) < fitted.evidence(50) < fitted.evidence(500) < 1.0
+    assert fixed.evidence(3) == 1.0  # 0: the fixed weights of the first models

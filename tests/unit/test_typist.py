@@ -1,28 +1,23 @@
-"""`nextword eval` on Chinese text: the character-continuation typist of docs/EVAL.md.
-
-The typist's arithmetic is checked with plain functions as predictors; the character-level
-baselines with the real Presage; the command end to end with the bundled model.
+"""The simulated typist of docs/EVAL.md (nextword.evaluation.typist): its keystroke
+arithmetic for words and for Chinese character continuations, checked with plain
+functions as predictors. `nextword eval` end to end: tests/engine/test_eval.py.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from helpers import FIXTURES, nextword
 from nextword.data.documents import is_han_document, read_documents
 from nextword.engine.words import is_han
-from nextword.evaluation.baselines import PresageCharBaseline, UnigramCharBaseline, char_tokens
 from nextword.evaluation.typist import (
     CJK_K,
     MAX_K,
     Predict,
     Tally,
     evaluate_file,
+    type_document,
     type_document_cjk,
 )
-
-ZH = FIXTURES / "eval-zh"
 
 
 def by_position(doc: str, answers: dict[int, list[str]]) -> Predict:
@@ -156,35 +151,22 @@ def test_max_words_counts_han_characters_in_chinese_documents(tmp_path: Path):
     assert docs == ["今天，很好。", "我"]
 
 
-def test_char_baselines_on_the_fixture_training_text(tmp_path: Path):
-    train = [ZH / "train.txt"]
-    unigram = UnigramCharBaseline(train)
-    top = unigram.predict("任何", "", 5)
-    assert len(top) == 5 and all(is_han(c) for c in top) and top[0] == "的"
-    assert unigram.predict("", "我", 5) == []
-    # Real presage: the test fails (does not skip) where presage is not installed.
-    with PresageCharBaseline(train, cache_dir=tmp_path) as presage:
-        assert presage.db_path.name.startswith("presage-chars-")
-        assert presage.predict("我们一起去公", "", 5)[0] == "园"
-        assert presage.predict("图书馆里很安", "", 5)[0] == "静"
-        # 们 is E4 BB AC in UTF-8: Presage would split raw text at the byte BB.
-        assert presage.predict("明天", "", 3)[0] == "我"
-        assert presage.predict("晚上我", "", 3)[0] == "们"
-        out = presage.predict("", "", CJK_K)
-        assert len(out) == CJK_K == len(set(out)) and all(is_han(c) for c in out)
-    assert char_tokens("今天 OK，\n好") == "u4eca u5929 u4f u4b uff0c\nu597d"
+def test_keystroke_accounting_follows_the_protocol():
+    """A typist that always offers the right word at the first keystroke saves the most."""
+    doc = "the cat sat"
 
+    def oracle(context: str, prefix: str, k: int) -> list[str]:
+        words = doc.split()
+        return [words[len(context.split())]]
 
-def test_eval_command_on_chinese_text():
-    result = nextword(
-        "eval", str(ZH / "news.txt"), "--baseline", "unigram,presage",
-        "--train", str(ZH / "train.txt"), "--json", "--no-progress",
-    )  # fmt: skip
-    out = json.loads(result.stdout.strip().splitlines()[-1])
-    assert out["unit"] == "character-continuation"
-    assert out["words"] == sum(is_han(c) for c in (ZH / "news.txt").read_text("utf-8"))
-    for q in (out, out["baselines"]["unigram"], out["baselines"]["presage"]):
-        assert 0 <= q["ksr@1"] <= q["ksr@3"] <= q["ksr@5"] <= 1
-        assert 0 <= q["nextchar_top1"] <= q["nextchar_top3"] <= 1
-    presage = out["baselines"]["presage"]
-    assert presage["nextchar_top3"] > out["baselines"]["unigram"]["nextchar_top3"] > 0
+    def blind(context: str, prefix: str, k: int) -> list[str]:
+        return []
+
+    tally = Tally()
+    type_document(doc, oracle, tally)
+    # 3 accepts + 2 spaces typed = 5 keystrokes for 11 characters.
+    assert tally.quality()["ksr@1"] == round(1 - 5 / 11, 4)
+    assert tally.quality()["top1"] == 1.0
+    tally = Tally()
+    type_document(doc, blind, tally)
+    assert tally.quality()["ksr@5"] == 0.0

@@ -1,4 +1,4 @@
-"""Unit tests for the unigram and Presage baselines (nextword.evaluation.baselines)."""
+"""The unigram and Presage baselines (nextword.evaluation.baselines), word and character."""
 
 from __future__ import annotations
 
@@ -8,10 +8,21 @@ from pathlib import Path
 
 import pytest
 
+from helpers import FIXTURES
+from nextword.engine.words import is_han
 from nextword.evaluation import baselines
-from nextword.evaluation.baselines import PresageBaseline, UnigramBaseline, recase
+from nextword.evaluation.baselines import (
+    PresageBaseline,
+    PresageCharBaseline,
+    UnigramBaseline,
+    UnigramCharBaseline,
+    char_tokens,
+    recase,
+)
+from nextword.evaluation.typist import CJK_K
 
-TINY_TRAIN = Path(__file__).resolve().parents[2] / "fixtures" / "baselines" / "tiny_train.txt"
+TINY_TRAIN = FIXTURES / "baselines" / "tiny_train.txt"
+ZH = FIXTURES / "eval-zh"
 
 needs_presage = pytest.mark.skipif(
     not PresageBaseline.available(), reason=baselines.PRESAGE_MISSING
@@ -148,3 +159,25 @@ def test_presage_missing_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_p
     monkeypatch.setattr(PresageBaseline, "available", staticmethod(lambda: False))
     with pytest.raises(RuntimeError, match="apt-get install presage libpresage-data"):
         PresageBaseline([TINY_TRAIN], cache_dir=tmp_path)
+
+
+# ------------------------------------------------------------------------- characters
+
+
+def test_char_baselines_on_the_fixture_training_text(tmp_path: Path):
+    train = [ZH / "train.txt"]
+    unigram = UnigramCharBaseline(train)
+    top = unigram.predict("任何", "", 5)
+    assert len(top) == 5 and all(is_han(c) for c in top) and top[0] == "的"
+    assert unigram.predict("", "我", 5) == []
+    # Real presage: the test fails (does not skip) where presage is not installed.
+    with PresageCharBaseline(train, cache_dir=tmp_path) as presage:
+        assert presage.db_path.name.startswith("presage-chars-")
+        assert presage.predict("我们一起去公", "", 5)[0] == "园"
+        assert presage.predict("图书馆里很安", "", 5)[0] == "静"
+        # 们 is E4 BB AC in UTF-8: Presage would split raw text at the byte BB.
+        assert presage.predict("明天", "", 3)[0] == "我"
+        assert presage.predict("晚上我", "", 3)[0] == "们"
+        out = presage.predict("", "", CJK_K)
+        assert len(out) == CJK_K == len(set(out)) and all(is_han(c) for c in out)
+    assert char_tokens("今天 OK，\n好") == "u4eca u5929 u4f u4b uff0c\nu597d"
