@@ -16,6 +16,7 @@ def test_candidates_are_whole_words_starting_with_the_prefix(tiny_engine: Engine
     for prefix in ("", "t", "th", "s", "wor"):
         candidates = decider.decide(CONTEXT, prefix, 5)
         assert len(candidates) <= 5
+        assert candidates or prefix, "a word start always has candidates"
         for c in candidates:
             assert c.text.startswith(prefix) and c.text != prefix
             assert WORD_RE.fullmatch(c.text) and is_candidate(c.text)

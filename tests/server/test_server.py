@@ -154,6 +154,7 @@ async def test_edit_after_the_cursor_keeps_the_decision(client: LanguageClient) 
     doc = open_doc(client, URI, "The cat sat on the \n\nA second paragraph.")
     cursor = len("The cat sat on the ")
     first = await complete(client, doc, cursor)
+    assert first.items
     before = (await stats(client))["overall"]
     # An edit elsewhere (after the cursor) changes nothing before it: no new decision.
     end = len(doc.text)
@@ -266,6 +267,7 @@ async def test_crlf_emoji_and_cjk_positions(client: LanguageClient) -> None:
     type_at(client, doc, len(doc.text), "ma")
     result = await complete(client, doc)
     check_items(doc, len(doc.text), result)
+    assert result.items
     for item in result.items:
         assert item.text_edit.range.start == types.Position(3, utf16_len("The 😀 cat sat on the "))
     # An edit after the emoji, in the middle of a line, lands where the client put it.
@@ -284,6 +286,7 @@ async def test_empty_last_line(client: LanguageClient) -> None:
     type_at(client, doc, len(doc.text), "T")
     result = await complete(client, doc)
     check_items(doc, len(doc.text), result)
+    assert result.items
     for item in result.items:
         assert item.text_edit.range == types.Range(types.Position(1, 0), types.Position(1, 1))
     assert await checksum(client, doc) == hashlib.sha256(doc.text.encode()).hexdigest()
