@@ -180,11 +180,10 @@ class LspClient:
         with self._cond:
             while msg_id not in self._responses:
                 left = None if deadline is None else deadline - time.monotonic()
-                what = f"request {msg_id} ({self._methods.get(msg_id, '?')})"
-                if self._closed is not None:
-                    raise CommandError(f"no answer to {what}: {self._closed}")
-                if left is not None and left <= 0:
-                    raise CommandError(f"no answer to {what} within {timeout:g} s")
+                if self._closed is not None or (left is not None and left <= 0):
+                    what = f"request {msg_id} ({self._methods.get(msg_id, '?')})"
+                    why = self._closed or f"none within {timeout:g} s"
+                    raise CommandError(f"no answer to {what}: {why}")
                 self._cond.wait(left)
             self._methods.pop(msg_id, None)
             return self._responses.pop(msg_id)
