@@ -46,9 +46,10 @@ Read when eglot connects, so a change applies to the next connection."
 
 (defcustom nextword-initialization-options nil
   "The server's settings, sent as `initializationOptions': a plist or nil.
-Names are the server's camelCase setting names: `:model', `:k',
-`:temperature', `:windowTokens', `:throttleMs', `:inline', `:languages'
-and `:logLevel'.  Lists are vectors and false is `:json-false', as in
+Names are the server's camelCase setting names (the table in its
+README): `:model', `:chineseModel', `:k', `:temperature', `:windowTokens',
+`:throttleMs', `:inline', `:languages', `:logLevel', `:learning' and
+`:learningScope'.  Lists are vectors and false is `:json-false', as in
 \(:k 5 :throttleMs 50 :languages [\"plaintext\" \"markdown\"]).
 Per project, the same settings may go in `eglot-workspace-configuration'
 under `:nextword'."

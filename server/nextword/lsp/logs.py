@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 TRACE = 5
 logging.addLevelName(TRACE, "TRACE")
 
-_LEVELS = {
+# The `logLevel` setting's choices, most severe first (settings.py takes them from here).
+LEVELS = {
     "error": logging.ERROR,
     "warning": logging.WARNING,
     "info": logging.INFO,
@@ -52,7 +53,7 @@ def setup_stderr(log_file: str | None = None) -> None:
 
 
 def apply_log_level(name: str) -> None:
-    level = _LEVELS.get(name, logging.INFO)
+    level = LEVELS.get(name, logging.INFO)
     logging.getLogger().setLevel(level)
     logging.getLogger("nextword").setLevel(level)
     # pygls logs whole JSON-RPC messages (document text) at INFO and DEBUG.
