@@ -7,20 +7,28 @@ import {
   LanguageClient,
   type LanguageClientOptions,
   type ServerOptions,
+  type StaticFeature,
   TransportKind,
   RevealOutputChannelOn,
 } from "vscode-languageclient/node";
 
+import { type ModelState, STATE_CAPABILITY, STATE_NOTIFICATION, type StateParams } from "./names";
 import { SECTION, getServerSettings } from "./settings";
 
-// The server's model-load progress (server/nextword/lsp/server.py, PROGRESS_TOKEN) and the
-// message that ends it when the load fails.
-const LOAD_PROGRESS_TOKEN = "nextword/load";
-const LOAD_FAILED_MESSAGE = "model failed to load";
+/** Asks the server for its model-state notifications (names.ts). */
+const modelStateFeature: StaticFeature = {
+  fillClientCapabilities(capabilities) {
+    const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+    capabilities.experimental = { ...experimental, [STATE_CAPABILITY]: true };
+  },
+  initialize: () => undefined,
+  getState: () => ({ kind: "static" }),
+  clear: () => undefined,
+};
 
 export interface ClientHooks {
-  /** The model started loading, is ready, or failed. */
-  onModel(state: "loading" | "ready" | "error"): void;
+  /** The server says its model is loading, ready, or failed to load. */
+  onModel(state: ModelState): void;
   /** A completion request that returned candidates took `ms`, round trip. */
   onLatency(ms: number): void;
 }
@@ -67,7 +75,6 @@ export function createClient(
         const items = Array.isArray(result) ? result : result?.items;
         if (items !== undefined && items.length > 0) {
           hooks.onLatency(performance.now() - started);
-          hooks.onModel("ready"); // in case the load finished before progress was set up
         }
         return result;
       },
@@ -75,20 +82,14 @@ export function createClient(
         // vscode-languageclient 9.0.1 sends selectedCompletionInfo.range as VS Code's Range
         // (JSON [start, end]), which the server cannot parse; nextword does not use it.
         next(document, position, { ...context, selectedCompletionInfo: undefined }, token),
-      handleWorkDoneProgress: (token, params, next) => {
-        if (token === LOAD_PROGRESS_TOKEN) {
-          if (params.kind !== "end") {
-            hooks.onModel("loading");
-          } else {
-            hooks.onModel(params.message === LOAD_FAILED_MESSAGE ? "error" : "ready");
-          }
-        }
-        next(token, params);
-      },
     },
   };
   const client = new LanguageClient("nextword", "nextword", serverOptions, clientOptions);
   // textDocument/inlineCompletion (ghost text) is a proposed feature in vscode-languageclient 9.
   client.registerProposedFeatures();
+  client.registerFeature(modelStateFeature);
+  client.onNotification(STATE_NOTIFICATION, (params: StateParams) => {
+    hooks.onModel(params.state);
+  });
   return client;
 }

@@ -6,15 +6,11 @@ import * as vscode from "vscode";
 
 import { onDidChangePythonEnvironment } from "./executable";
 import { Lifecycle } from "./lifecycle";
+import { FORGET_COMMAND, LEARNING_STATUS_COMMAND, STATS_REQUEST } from "./names";
 import { SECTION, classifyChange, getClientSettings } from "./settings";
 import { StatusBar } from "./status";
 
 let lifecycle: Lifecycle | undefined;
-
-// The server's commands (workspace/executeCommand). The extension's own commands have
-// other ids: vscode-languageclient registers the server's ids as VS Code commands itself.
-const LEARNING_STATUS_COMMAND = "nextword.learningStatus";
-const FORGET_COMMAND = "nextword.forget";
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel("nextword", { log: true });
@@ -75,7 +71,7 @@ async function showStats(server: Lifecycle, output: vscode.LogOutputChannel): Pr
     notRunning(output);
     return;
   }
-  output.info(`nextword/stats: ${JSON.stringify(report, null, 2)}`);
+  output.info(`${STATS_REQUEST}: ${JSON.stringify(report, null, 2)}`);
   const choice = await vscode.window.showInformationMessage(summarize(report), "Details");
   if (choice === "Details") {
     output.show(true);

@@ -11,10 +11,10 @@ import {
 
 import { createClient } from "./client";
 import { findServerCommand } from "./executable";
+import { STATS_REQUEST } from "./names";
 import { getClientSettings, getServerSettings } from "./settings";
 import type { StatusBar } from "./status";
 
-const STATS_REQUEST = "nextword/stats";
 const EXECUTE_COMMAND_REQUEST = "workspace/executeCommand";
 const STOP_TIMEOUT_MS = 2000;
 const INSTALL_HINT =
@@ -98,7 +98,7 @@ export class Lifecycle {
     const client = createClient(found.command, settings.languages, this.output, {
       onModel: (state) => {
         if (this.client === client) {
-          this.status.set(state);
+          this.status.set(state === "failed" ? "error" : state);
         }
       },
       onLatency: (ms) => {

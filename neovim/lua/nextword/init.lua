@@ -234,7 +234,7 @@ function M.format_stats(report, uri)
       c.decisionsRun or 0,
       c.decisionsSkipped or 0,
       c.cacheHits or 0,
-      c.throttledAnswers or 0,
+      c.throttleWaits or 0,
       c.superseded or 0
     )
   end

@@ -27,7 +27,9 @@ from collections.abc import Sequence
 from urllib.parse import unquote
 
 from lsprotocol import types
-from pygls.workspace import TextDocument, Workspace
+from pygls.workspace import PositionCodec, TextDocument, Workspace
+
+from nextword.lsp.pygls_seam import DocumentWorkspace
 
 log = logging.getLogger(__name__)
 
@@ -60,9 +62,29 @@ def index_of_units(line: str, units: int, encoding: str) -> int:
 
 
 class LspTextDocument(TextDocument):
-    """A text document that applies edits by offsets under the rules above."""
+    """A text document that applies edits by offsets under the rules above.
 
-    _starts: list[int] | None = None  # offsets where lines start, made when needed
+    It keeps its own text: pygls' would read a document opened without text from disk.
+    """
+
+    def __init__(
+        self,
+        uri: str,
+        source: str,
+        *,
+        version: int | None,
+        language_id: str | None,
+        position_codec: PositionCodec,
+    ) -> None:
+        super().__init__(
+            uri, source, version=version, language_id=language_id, position_codec=position_codec
+        )
+        self._text = source
+        self._starts: list[int] | None = None  # offsets where lines start, made when needed
+
+    @property
+    def source(self) -> str:
+        return self._text
 
     @property
     def lines(self) -> Sequence[str]:
@@ -74,7 +96,7 @@ class LspTextDocument(TextDocument):
         return self._starts
 
     def _set_source(self, source: str) -> None:
-        self._source = source
+        self._text = source
         self._starts = None
 
     def offset_at_position(self, client_position: types.Position) -> int:
@@ -102,40 +124,38 @@ class LspTextDocument(TextDocument):
         """The position the document's rules make of a client's position."""
         return self.position_at_offset(self.offset_at_position(position))
 
-    def _apply_incremental_change(self, change: types.TextDocumentContentChangePartial) -> None:
+    def apply_change(self, change: types.TextDocumentContentChangeEvent) -> None:
+        """Apply an edit (a range's new text) or a whole new text.
+
+        The server syncs incrementally, so pygls' checks of the sync kind do not apply.
+        """
+        if not isinstance(change, types.TextDocumentContentChangePartial):
+            self._set_source(change.text)
+            return
         start = self.offset_at_position(change.range.start)
         end = self.offset_at_position(change.range.end)
         start, end = min(start, end), max(start, end)
         source = self.source
         self._set_source(source[:start] + change.text + source[end:])
 
-    def _apply_full_change(self, change: types.TextDocumentContentChangeEvent) -> None:
-        self._set_source(change.text)
 
-
-class LspWorkspace(Workspace):
+class LspWorkspace(DocumentWorkspace):
     """A workspace that holds `LspTextDocument`s and never invents one."""
 
-    def _create_text_document(
-        self,
-        doc_uri: str,
-        source: str | None = None,
-        version: int | None = None,
-        language_id: str | None = None,
+    def make_document(
+        self, uri: str, source: str | None, version: int | None, language_id: str | None
     ) -> TextDocument:
         return LspTextDocument(
-            doc_uri,
-            # Never None: pygls would read a document without text from disk.
-            source=source or "",
+            uri,
+            source or "",
             version=version,
             language_id=language_id,
-            sync_kind=self._sync_kind,
             position_codec=self.position_codec,
         )
 
     def opened(self, uri: str) -> LspTextDocument | None:
         """The open document at `uri`, or None (pygls' getter would make an empty one)."""
-        doc = self._text_documents.get(unquote(uri))
+        doc = self.text_documents.get(unquote(uri))
         return doc if isinstance(doc, LspTextDocument) else None
 
     def update_text_document(

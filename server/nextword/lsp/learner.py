@@ -15,6 +15,7 @@ import threading
 from typing import Any
 
 from nextword.engine import PersonalStore, personal
+from nextword.lsp.names import FORGET_COMMAND
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +103,7 @@ class Learner:
             ValueError: `what` is not None or "workspace", or no workspace is open.
         """
         if what not in (None, "workspace"):
-            raise ValueError(f'nextword.forget takes no argument or "workspace", not {what!r}')
+            raise ValueError(f'{FORGET_COMMAND} takes no argument or "workspace", not {what!r}')
         if what == "workspace":
             if self.workspace is None:
                 raise ValueError("no workspace folder is open")

@@ -21,10 +21,11 @@ from __future__ import annotations
 import contextvars
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from cattrs import transform_error
+from cattrs import Converter, transform_error
 from cattrs.errors import ClassValidationError
 from lsprotocol import types
 from pygls.exceptions import (
@@ -32,10 +33,9 @@ from pygls.exceptions import (
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
 )
-from pygls.protocol import LanguageServerProtocol
+from pygls.lsp.server import LanguageServer
 
-if TYPE_CHECKING:
-    from nextword.lsp.server import NextwordServer
+from nextword.lsp.pygls_seam import Protocol
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +77,23 @@ def _describe(error: Exception) -> str:
     return type(cause or error).__name__
 
 
-class NextwordProtocol(LanguageServerProtocol):
-    """pygls' protocol: every request answered, each stamped with its document's generation."""
+class NextwordProtocol(Protocol):
+    """pygls' protocol: every request answered, each stamped with its document's generation.
+
+    Args:
+        generation: a document's generation now (None for one not open): typing bumps
+            it, so a request stamped with an older one is out of date (sessions.py).
+    """
+
+    def __init__(
+        self,
+        server: LanguageServer,
+        converter: Converter,
+        *,
+        generation: Callable[[str], int | None],
+    ) -> None:
+        super().__init__(server, converter)
+        self._generation = generation
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         # The object hook sees every nested dict; only whole messages carry "jsonrpc".
@@ -103,10 +118,11 @@ class NextwordProtocol(LanguageServerProtocol):
             log.warning("skipped a message that is not JSON-RPC 2.0")
             return
         method = getattr(message, "method", None)
-        if self._shutdown and method not in (None, types.EXIT):
+        if self.shutting_down and method not in (None, types.EXIT):
             if hasattr(message, "id"):
-                error = JsonRpcInvalidRequest(f"{method}: the server is shutting down")
-                self._send_response(message.id, None, error.to_response_error())
+                self.send_error(
+                    message.id, JsonRpcInvalidRequest(f"{method}: the server is shutting down")
+                )
             return
         super().handle_message(message)
 
@@ -116,9 +132,8 @@ class NextwordProtocol(LanguageServerProtocol):
         msg_id: Any = data.get("id")  # JSON-RPC answers an unreadable id with null
         if message.is_response:
             # An answer to one of our requests: fail it, so nothing awaits it forever.
-            future = self._request_futures.pop(msg_id, None) if _valid_id(msg_id) else None
-            if future is not None and not future.done():
-                future.set_exception(message.error)
+            if _valid_id(msg_id):
+                self.fail_request(msg_id, message.error)
             log.warning("skipped a malformed response to request %r", msg_id)
             return
         if not message.is_request:
@@ -132,41 +147,14 @@ class NextwordProtocol(LanguageServerProtocol):
         else:
             error = JsonRpcInvalidParams(f"invalid params for {method}: {_describe(message.error)}")
         log.warning("answered request %r with an error: %s", msg_id, error.message)
-        self._send_response(msg_id, None, error.to_response_error())
+        self.send_error(msg_id, error)
 
-    def _execute_handler(
-        self,
-        msg_id: Any,
-        handler: Any,
-        callback: Any,
-        args: tuple[Any, ...] | None = None,
-        kwargs: dict[str, Any] | None = None,
-    ) -> None:
-        # pygls files the future of a generator or async handler in _request_futures
-        # (for $/cancelRequest) under an id, and only a request's answer takes it out:
-        # the future of every notification handled by a generator (didOpen, didChange,
-        # didClose: pygls' own handlers are generators) stays there for good, about
-        # 0.4 KB a keystroke. It goes as soon as the handler is done. (A cancelled one
-        # stays: pygls cancels them while iterating the table, at shutdown, and pops
-        # them itself for $/cancelRequest.)
-        def done(future: Any) -> None:
-            if not future.cancelled() and self._request_futures.get(msg_id) is future:
-                del self._request_futures[msg_id]
-            callback(future)
-
-        super()._execute_handler(msg_id, handler, done, args, kwargs)
-
-    def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
+    def request_received(self, params: Any) -> None:
         # pygls starts an async handler on a later loop turn, after notifications read
         # in the same batch have run: a keystroke sent after a completion request would
         # otherwise change the text under the request before it looks, and the answer,
         # computed for a position that has moved, would be stale.
-        document = getattr(params, "text_document", None)
-        uri = getattr(document, "uri", None)
-        server: NextwordServer | Any = self._server
-        sessions = getattr(server, "sessions", None)
-        if uri is not None and sessions is not None:
-            # Handlers run in a copy of this context, so the stamp travels with the task.
-            received_generation.set(sessions.generation(uri))
+        uri = getattr(getattr(params, "text_document", None), "uri", None)
+        if isinstance(uri, str):
+            received_generation.set(self._generation(uri))
         received_at.set(time.perf_counter())
-        super()._handle_request(msg_id, method_name, params)

@@ -1,7 +1,9 @@
 """The pygls language server: lsprotocol in, a call into the sessions, lsprotocol out.
 
 No model code here: engine work goes to the inference worker (worker.py) through
-the per-document sessions (sessions.py); settings are parsed by settings.py.
+the per-document sessions (sessions.py); settings are parsed by settings.py. The
+names of nextword's own requests, commands and notification, and the model's
+state ("loading", "ready", "failed") that clients read, are in names.py.
 """
 
 from __future__ import annotations
@@ -12,13 +14,11 @@ import logging
 import os
 import stat
 import sys
-import threading
 import time
 from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import FeatureNotificationError, JsonRpcInvalidParams
-from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
 from nextword import __version__
@@ -27,7 +27,20 @@ from nextword.lsp import items
 from nextword.lsp.backlog import InputBacklog
 from nextword.lsp.documents import LspTextDocument, LspWorkspace
 from nextword.lsp.logs import apply_log_level, attach_client_log
+from nextword.lsp.names import (
+    CHECKSUM_REQUEST,
+    FORGET_COMMAND,
+    LEARNING_STATUS_COMMAND,
+    PROGRESS_TOKEN,
+    SECTION,
+    STATE_CAPABILITY,
+    STATE_NOTIFICATION,
+    STATS_COMMAND,
+    STATS_REQUEST,
+    ModelState,
+)
 from nextword.lsp.protocol import NextwordProtocol, received_at, received_generation
+from nextword.lsp.pygls_seam import bind_protocol, serve_pipe
 from nextword.lsp.sessions import Sessions
 from nextword.lsp.settings import PROSE_LANGUAGES, Settings, parse_settings
 from nextword.lsp.stats import ServerStats
@@ -36,27 +49,31 @@ from nextword.process import leave
 
 log = logging.getLogger(__name__)
 
-STATS_REQUEST = "nextword/stats"
-STATS_COMMAND = "nextword.stats"
-LEARNING_STATUS_COMMAND = "nextword.learningStatus"
-FORGET_COMMAND = "nextword.forget"
-CHECKSUM_REQUEST = "nextword/documentChecksum"
-SECTION = "nextword"  # the workspace/configuration section
-PROGRESS_TOKEN = "nextword/load"
+# Edits arrive as ranges; documents.py applies them.
+SYNC_KIND = types.TextDocumentSyncKind.Incremental
 
 
 class NextwordServer(LanguageServer):
     """The server state the handlers share: settings, sessions, worker, stats."""
 
+    protocol: NextwordProtocol
+
     def __init__(self, *, model_override: str | None = None) -> None:
-        super().__init__(name="nextword", version=__version__, protocol_cls=NextwordProtocol)
         self.model_override = model_override  # `--model` wins over the client's setting
         self.settings = Settings()
         self.stats = ServerStats()
         self.worker = InferenceWorker()
         self.sessions = Sessions(self.worker, self.stats, self.settings)
+        super().__init__(
+            name="nextword",
+            version=__version__,
+            text_document_sync_kind=SYNC_KIND,
+            protocol_cls=bind_protocol(NextwordProtocol, generation=self.sessions.generation),
+        )
         self.progress_token: types.ProgressToken | None = None
         self.loading: asyncio.Future[Any] | None = None
+        self.state: ModelState = "loading"
+        self.state_listener = False  # the client opted in to STATE_NOTIFICATION
         self._reported_error = False
 
     # -- settings -----------------------------------------------------------------
@@ -98,6 +115,7 @@ class NextwordServer(LanguageServer):
     def _load(self, model: str | None, started: float) -> None:
         """Start loading `model` (None: the bundled default); a newer load supersedes it."""
         self.sessions.set_engine(None)
+        self._set_state("loading")
 
         chinese = self.settings.chineseModel
 
@@ -129,6 +147,7 @@ class NextwordServer(LanguageServer):
                     engine.loaded.path,
                     chosen,
                 )
+            self._set_state("ready")
             self._end_progress("model ready")
             return
         # Anything the loader did not foresee is reported the same way: a bug in a
@@ -148,6 +167,7 @@ class NextwordServer(LanguageServer):
             f"{text}. No completions until this is fixed (reinstall nextword, or set "
             "`nextword.model` to a working model)."
         )
+        self._set_state("failed")
         self._end_progress("model failed to load")
 
     @staticmethod
@@ -166,6 +186,14 @@ class NextwordServer(LanguageServer):
             types.ShowMessageParams(type=types.MessageType.Error, message=f"nextword: {text}")
         )
 
+    def _set_state(self, state: ModelState) -> None:
+        changed, self.state = state != self.state, state
+        if changed and self.state_listener:
+            self.notify_state()
+
+    def notify_state(self) -> None:
+        self.protocol.notify(STATE_NOTIFICATION, {"state": self.state})
+
     def _end_progress(self, message: str) -> None:
         if self.progress_token is not None:
             self.work_done_progress.end(
@@ -182,10 +210,8 @@ class NextwordServer(LanguageServer):
     def ready(self) -> bool:
         return self.sessions.engine is not None
 
-    def _start_io_async(
-        self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
-    ) -> None:
-        """pygls' stdio loop, reading through asyncio's pipe reader.
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve stdio; a pipe is read through asyncio's pipe reader.
 
         pygls reads stdin with a thread-pool call per header line and per body: about
         three thread hops per message, ~0.3 ms, which a client sending flat out turns
@@ -195,32 +221,13 @@ class NextwordServer(LanguageServer):
         """
         stdin = stdin or sys.stdin.buffer
         if not stat.S_ISFIFO(os.fstat(stdin.fileno()).st_mode):
-            super()._start_io_async(stdin, stdout)
+            super().start_io(stdin, stdout)
             return
-        self._stop_event = stop_event = threading.Event()
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
 
-        async def serve() -> None:
-            reader = asyncio.StreamReader()
-            loop = asyncio.get_running_loop()
-            await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+        def read_ahead(reader: asyncio.StreamReader) -> None:
             self.sessions.backlog = InputBacklog(reader, stdin.fileno()).pending
-            await run_async(
-                stop_event=stop_event,
-                reader=reader,
-                protocol=self.protocol,
-                logger=log,
-                error_handler=self.report_server_error,
-            )
 
-        try:
-            asyncio.run(serve())
-        except BrokenPipeError:
-            log.error("the client closed the connection; stopping")
-        except (KeyboardInterrupt, SystemExit):
-            pass
-        finally:
-            self.shutdown()
+        serve_pipe(self, stdin, stdout or sys.stdout.buffer, on_reader=read_ahead)
 
     def document(self, uri: str) -> LspTextDocument | None:
         """The open document at `uri`; None for one the client never opened."""
@@ -264,7 +271,7 @@ def make_server(*, model_override: str | None = None) -> NextwordServer:
 @server.feature(types.INITIALIZE)
 def initialize(ls: NextwordServer, params: types.InitializeParams) -> None:
     # pygls has just made the workspace; swap in one that splits lines as editors do.
-    ls.protocol._workspace = LspWorkspace.like(ls.workspace, ls._text_document_sync_kind)
+    ls.protocol.set_workspace(LspWorkspace.like(ls.workspace, SYNC_KIND))
     attach_client_log(ls)
     ls.sessions.learner.workspace = workspace_root(params)
     ls.apply_settings(params.initialization_options)
@@ -283,6 +290,10 @@ def workspace_root(params: types.InitializeParams) -> str | None:
 @server.feature(types.INITIALIZED)
 async def initialized(ls: NextwordServer, params: types.InitializedParams) -> None:
     caps = ls.client_capabilities
+    if isinstance(caps.experimental, dict) and caps.experimental.get(STATE_CAPABILITY) is True:
+        # From now on each change of state is sent; this is the state so far.
+        ls.state_listener = True
+        ls.notify_state()
     window = caps.window
     if (
         ls.progress_token is None
@@ -390,14 +401,19 @@ async def inline_completion(
     return items.inline_list(words[0] if words else None, prefix_range(doc, position, prefix))
 
 
+def stats_report(ls: NextwordServer) -> dict[str, Any]:
+    """The counters and latencies (stats.py), the deciders alive and the model's state."""
+    return {**ls.stats.report(), "liveDeciders": ls.sessions.live_deciders(), "state": ls.state}
+
+
 @server.feature(STATS_REQUEST)
 def stats_request(ls: NextwordServer, params: Any) -> dict[str, Any]:
-    return {**ls.stats.report(), "liveDeciders": ls.sessions.live_deciders()}
+    return stats_report(ls)
 
 
 @server.command(STATS_COMMAND)
 def stats_command(ls: NextwordServer, *args: Any) -> dict[str, Any]:
-    return {**ls.stats.report(), "liveDeciders": ls.sessions.live_deciders()}
+    return stats_report(ls)
 
 
 @server.command(LEARNING_STATUS_COMMAND)
@@ -451,4 +467,4 @@ def exit_now(ls: NextwordServer, params: Any) -> None:
     # (a model load, a decision, a slide): see nextword.process. Every answer already
     # went out; what was learned with consent is saved first.
     ls.sessions.learner.flush()
-    leave(0 if ls.protocol._shutdown else 1)
+    leave(0 if ls.protocol.shutting_down else 1)

@@ -75,10 +75,6 @@ class InferenceWorker:
             future.cancel()
         self._thread.join(timeout)
 
-    def running(self) -> bool:
-        """True while the thread lives (a job may be running after `shutdown`)."""
-        return self._thread.is_alive()
-
     def _next(self) -> tuple[Callable[[], Any], Future[Any]] | None:
         with self._lock:
             while not (self._stopped or self._quick or self._model):
