@@ -35,6 +35,7 @@ from lsprotocol import types
 from nextword.engine.words import split_prefix
 from nextword.errors import CommandError
 from nextword.evaluation.lspclient import LspClient
+from nextword.lsp.names import CHECKSUM_REQUEST, STATS_REQUEST
 from nextword.percentiles import percentile, summary
 
 # Shipped as package data, so an installed `nextword bench` has its text.
@@ -155,7 +156,7 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
             pos = after
         typing_s = time.perf_counter() - keys_started
 
-        stats = conn.request("nextword/stats", None)
+        stats = conn.request(STATS_REQUEST, None)
         rss = _rss_mb(conn.proc.pid)
         exit_code = conn.shutdown()
 
@@ -270,7 +271,7 @@ def soak(
         end_rss = _rss_mb(conn.proc.pid, "VmRSS")
         drift = []
         for uri in uris:
-            answer = conn.request("nextword/documentChecksum", {"uri": uri})
+            answer = conn.request(CHECKSUM_REQUEST, {"uri": uri})
             want = hashlib.sha256(held[uri].encode("utf-8")).hexdigest()
             if answer["sha256"] != want:
                 drift.append(uri)
@@ -370,7 +371,7 @@ def many_documents(
         rss_many = _rss_mb(conn.proc.pid, "VmRSS")
         again = words[ACTIVE_KEYS:][:ACTIVE_KEYS]
         after, words_after = _type_line(conn, uris[0], held, versions, again, rate)
-        stats = conn.request("nextword/stats", None)
+        stats = conn.request(STATS_REQUEST, None)
         peak = _rss_mb(conn.proc.pid)
         exit_code = conn.shutdown()
 
@@ -474,7 +475,7 @@ def burst(text: str, n: int, settings: dict[str, Any], model: str | None) -> dic
         empty = sum(1 for a in answers.values() if not (a.result or {}).get("items"))
         newest_ms = (answers[last_id].received - last_sent) * 1000
         newest = answers[last_id].result or {}
-        stats = conn.request("nextword/stats", None)["overall"]
+        stats = conn.request(STATS_REQUEST, None)["overall"]
         exit_code = conn.shutdown()
     return {
         "requests": n,
