@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-# ROOT: until tests/unit/test_vscode_settings.py imports it from helpers, as the rest do.
-from helpers import FIXTURES, ROOT, nextword  # noqa: F401
+from helpers import FIXTURES, nextword
 
 
 @pytest.fixture
