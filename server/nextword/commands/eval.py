@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,11 @@ import numpy as np
 
 from nextword.data.textfiles import check_text_file
 from nextword.errors import CommandError
-from nextword.evaluation.typist import KS, Predict, evaluate_file
+from nextword.evaluation.typist import KS, Predict, Suggest, TypoRun, evaluate_file
+
+# Where `nextword prepare-corpus` keeps what it fetched (codespell's wheel among them).
+SOURCES_CACHE = Path.home() / ".cache" / "nextword" / "sources"
+MODES = {"off": ("off",), "on": ("on",), "both": ("off", "on")}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -54,6 +59,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         help="type only the first N words of each document (short documents)",
     )
+    parser.add_argument(
+        "--typos",
+        type=float,
+        metavar="RATE",
+        help="corrupt this share (0-1] of the words of four letters or more (docs/EVAL.md): "
+        "report the correction rate, KSR on the corrupted text, and hunspell's and "
+        "SymSpell's correction rates on the same words (fetches codespell's dictionary "
+        "once, into ~/.cache/nextword/sources)",
+    )
+    parser.add_argument("--typo-seed", type=int, metavar="N", help="the typos' seed (default 0)")
+    parser.add_argument(
+        "--corrections",
+        choices=sorted(MODES),
+        help="nextword's typo corrections: off, on, or both compared on the same text "
+        "(default: off; on with --typos)",
+    )
     parser.add_argument("--json", action="store_true", help="last line: one JSON object")
     parser.add_argument(
         "--plot",
@@ -82,6 +103,10 @@ def run(args: argparse.Namespace) -> int:
         value = getattr(args, name)
         if value is not None and value < 1:
             raise CommandError(f"--{name.replace('_', '-')} must be at least 1")
+    if args.typos is not None and not 0 < args.typos <= 1:
+        raise CommandError(f"--typos takes a share in (0, 1], not {args.typos}")
+    if args.typo_seed is not None and args.typos is None:
+        raise CommandError("--typo-seed goes with --typos RATE")
     try:
         # The router, as the server and `predict` use it: Chinese text goes to the
         # Chinese model, the rest to the main one.
@@ -89,11 +114,19 @@ def run(args: argparse.Namespace) -> int:
     except ModelError as err:
         raise CommandError(str(err)) from None
 
-    def nextword_predictor() -> Predict:
-        decider = engine.decider()
-        return lambda context, prefix, k: [c.text for c in decider.decide(context, prefix, k)]
+    def nextword_predictor(correct: bool) -> Callable[[], Predict]:
+        def make() -> Predict:
+            decider = engine.decider()
+            return lambda context, prefix, k: [
+                c.text for c in decider.decide(context, prefix, k, correct=correct)
+            ]
 
-    predictors: dict[str, Callable[[], Predict]] = {"nextword": nextword_predictor}
+        return make
+
+    # The correction modes nextword runs in; the first is the one reported on top.
+    wanted_modes = args.corrections or ("on" if args.typos is not None else None)
+    modes = {m: nextword_predictor(m == "on") for m in MODES[wanted_modes or "off"]}
+    predictors: dict[str, Callable[[], Predict]] = {"nextword": next(iter(modes.values()))}
     cjk_predictors: dict[str, Callable[[], Predict]] = {}
     notes: list[str] = []
     wanted = [b for b in args.baseline.split(",") if b]
@@ -107,17 +140,23 @@ def run(args: argparse.Namespace) -> int:
         predictors.update(english)
         cjk_predictors.update(chinese)
     progress = not args.no_progress
-    results = [
-        evaluate_file(
-            path,
-            predictors,
-            max_words=args.max_words,
-            doc_words=args.doc_words,
-            progress=progress,
-            cjk_predictors=cjk_predictors,
-        )
-        for path in args.files
-    ]
+    with ExitStack() as spellers:
+        typos = None
+        if args.typos is not None:
+            typos = _typo_run(args.typos, args.typo_seed or 0, notes, spellers)
+        results = [
+            evaluate_file(
+                path,
+                predictors,
+                max_words=args.max_words,
+                doc_words=args.doc_words,
+                progress=progress,
+                cjk_predictors=cjk_predictors,
+                modes=modes if wanted_modes else None,
+                typos=typos,
+            )
+            for path in args.files
+        ]
     backend = blas.backend_label()
     for result in results:
         result["backend"] = backend
@@ -149,6 +188,28 @@ def _training_files(engine: Any, corpus: Path) -> list[Path]:
             "or pass --train FILE..."
         )
     return files
+
+
+def _typo_run(rate: float, seed: int, notes: list[str], stack: ExitStack) -> TypoRun:
+    """The typo generator over codespell's allowed pairs, and the spellers installed here
+    (closed by `stack`); one note for each that is not."""
+    from nextword.data.misspellings import allowed_pairs
+    from nextword.evaluation.spellers import HunspellSpeller, SpellerMissing, SymSpellSpeller
+    from nextword.evaluation.typos import TypoGenerator
+
+    generator = TypoGenerator(rate, pairs=allowed_pairs(SOURCES_CACHE))
+    spellers: dict[str, Suggest] = {}
+    try:
+        hunspell = stack.enter_context(HunspellSpeller())
+        spellers[hunspell.name] = hunspell.suggest
+    except SpellerMissing as err:
+        notes.append(str(err))
+    try:
+        symspell = SymSpellSpeller()
+        spellers[symspell.name] = symspell.suggest
+    except SpellerMissing as err:
+        notes.append(str(err))
+    return TypoRun(generator, seed, spellers)
 
 
 def _baselines(
@@ -223,6 +284,36 @@ def _print_table(results: list[dict[str, Any]], ks: list[int], backend: str) -> 
             f"in-word p50 {lat['inword']['p50']:.3f} ms p95 {lat['inword']['p95']:.3f} "
             f"p99 {lat['inword']['p99']:.3f}"
         )
+        if "corrections" in r:
+            _print_corrections(r["corrections"], ks)
+        if "typos" in r:
+            _print_typos(r["typos"], ks)
+
+
+def _print_corrections(figures: dict[str, dict[str, float]], ks: list[int]) -> None:
+    cols = [f"ksr@{k}" for k in ks] + ["top1", "top3"]
+    for mode, q in figures.items():
+        values = ", ".join(f"{c} {q[c]:.4f}" for c in cols)
+        print(f"  clean text, corrections {mode + ':':<4} {values}")
+
+
+def _print_typos(typos: dict[str, Any], ks: list[int]) -> None:
+    kinds = ", ".join(f"{kind} {n}" for kind, n in typos["kinds"].items())
+    print(
+        f"  typos at {typos['rate'] * 100:g}% (seed {typos['seed']}): {typos['corrupted']} of "
+        f"{typos['eligible']} words of 4+ letters ({kinds or 'none'})"
+    )
+    rows = [(f"nextword ({mode})", q) for mode, q in typos["nextword"].items()]
+    rows += list(typos["spellers"].items())
+    for name, q in rows:
+        parts = [", ".join(f"correction@{k} {q[f'correction@{k}']:.4f}" for k in ks)]
+        if "before_mistake@1" in q:  # nextword's own figures
+            parts.append(
+                "before the mistake "
+                + ", ".join(f"@{k} {q[f'before_mistake@{k}']:.4f}" for k in ks)
+            )
+            parts.append("corrupted text " + ", ".join(f"ksr@{k} {q[f'ksr@{k}']:.4f}" for k in ks))
+        print(f"    {name:<16} " + "; ".join(parts))
 
 
 def plot_library() -> Any:

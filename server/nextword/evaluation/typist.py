@@ -7,6 +7,11 @@ characters, and accepts the word as soon as it is offered. Keystroke savings
 Documents in a file are separated by form-feed lines (as `prepare-corpus` writes
 them); each starts with an empty context.
 
+With typing mistakes (`TypoRun`, evaluation/typos.py), a corrupted word is typed in its
+misspelled form and the word meant is the one to accept; the correction rates
+(`correction@k`) sit beside those of context-free spellers (evaluation/spellers.py) asked
+about the same words.
+
 Chinese documents (more than half of their non-space characters Han,
 `data.documents.is_han_document`) are typed by `type_document_cjk` instead, as EVAL.md
 says for CJK text: the unit is the continuation the engine proposes at each Han
@@ -22,18 +27,22 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from nextword.data.documents import is_han_document, read_documents
 from nextword.engine.words import WORD_RE, is_han
+from nextword.evaluation.typos import Corrupted, Typo, TypoGenerator
 from nextword.percentiles import summary
 
 KS = (1, 3, 5)
 MAX_K = max(KS)
 Predict = Callable[[str, str, int], list[str]]
+# A context-free speller: up to k suggestions for a whole typed word, best first.
+Suggest = Callable[[str, int], list[str]]
 # Chinese: candidates asked for at each Han position. Only the first MAX_K can be accepted;
 # the rest serve the next-character ranking (distinct first characters), which needs more
 # than MAX_K continuations when several start with the same character.
@@ -61,6 +70,11 @@ class Tally:
     diversity_n: int = 0
     boundary_ms: list[float] = field(default_factory=list)
     inword_ms: list[float] = field(default_factory=list)
+    # Typing mistakes: corrupted words, those whose intended word was accepted within
+    # the top k, and of those the ones accepted before the mistake was typed.
+    corrupted: int = 0
+    recovered: dict[int, int] = field(default_factory=lambda: {k: 0 for k in KS})
+    before_mistake: dict[int, int] = field(default_factory=lambda: {k: 0 for k in KS})
 
     def word_start(self, rank: int | None, candidates: list[str]) -> None:
         """Count a word start (every Han position in Chinese): the accepted rank, if any."""
@@ -88,6 +102,14 @@ class Tally:
         if self.han_positions:
             out["nextchar_top1"] = self.nextchar_top1 / self.han_positions
             out["nextchar_top3"] = self.nextchar_top3 / self.han_positions
+        return {k: round(v, 4) for k, v in out.items()}
+
+    def typo_quality(self) -> dict[str, float]:
+        """Correction rates and KSR of a run over corrupted text (`type_document` with typos)."""
+        n = max(self.corrupted, 1)
+        out = {f"correction@{k}": self.recovered[k] / n for k in KS}
+        out.update({f"before_mistake@{k}": self.before_mistake[k] / n for k in KS})
+        out.update({f"ksr@{k}": 1 - self.keystrokes[k] / max(self.chars, 1) for k in KS})
         return {k: round(v, 4) for k, v in out.items()}
 
     def unit(self) -> str:
@@ -121,40 +143,89 @@ def diversity(candidates: list[str]) -> float | None:
     return sum(edit_distance(a, b) for a, b in pairs) / len(pairs)
 
 
-def type_document(doc: str, predict: Predict, tally: Tally) -> None:
-    """Simulate typing one document; add its costs to `tally`."""
+def type_document(doc: str, predict: Predict, tally: Tally, typos: Sequence[Typo] = ()) -> None:
+    """Simulate typing one document; add its costs to `tally`.
+
+    A word in `typos` (by its start) is typed in its corrupted spelling, letter by letter
+    and once more when complete, and its intended word is the one to accept (`_type_typo`).
+    The context is always the clean text before the word: the user ends up with the word
+    meant, whether a candidate gave it or they fixed it by hand.
+    """
     tally.chars += len(doc)
     tally.word_docs += 1
     word_chars = 0
+    corrupted = {typo.start: typo for typo in typos}
     for match in WORD_RE.finditer(doc):
         word, context = match.group(), doc[: match.start()]
         word_chars += len(word)
         tally.words += 1
-        ranks: list[int | None] = []
-        for j in range(len(word)):
-            start = time.perf_counter()
-            candidates = predict(context, word[:j], MAX_K)
-            elapsed = (time.perf_counter() - start) * 1000
-            (tally.boundary_ms if j == 0 else tally.inword_ms).append(elapsed)
-            rank = candidates.index(word) + 1 if word in candidates[:MAX_K] else None
-            ranks.append(rank)
-            if j == 0:
-                tally.word_start(rank, candidates)
-            if rank == 1:
-                break  # every k accepts here; later prefixes are never typed
-        for k in KS:
-            accepted = next((j for j, r in enumerate(ranks) if r is not None and r <= k), None)
-            if accepted is None:
-                tally.keystrokes[k] += len(word)
-                tally.ranked_keystrokes[k] += len(word)
-            else:
-                tally.keystrokes[k] += accepted + 1
-                tally.ranked_keystrokes[k] += accepted + ranks[accepted]  # type: ignore[operator]
+        if (typo := corrupted.get(match.start())) is not None:
+            _type_typo(context, typo, predict, tally)
+        else:
+            _charge(tally, _walk(context, word, word, len(word), predict, tally), len(word))
     # Separators (everything that is not a word character) are always typed.
     separators = len(doc) - word_chars
     for k in KS:
         tally.keystrokes[k] += separators
         tally.ranked_keystrokes[k] += separators
+
+
+def _walk(
+    context: str, typed: str, target: str, points: int, predict: Predict, tally: Tally
+) -> list[int | None]:
+    """The rank of `target` among the candidates after each of `typed[:j]`, j < `points`,
+    up to the first point where it is first (every k accepts there)."""
+    ranks: list[int | None] = []
+    for j in range(points):
+        start = time.perf_counter()
+        candidates = predict(context, typed[:j], MAX_K)
+        elapsed = (time.perf_counter() - start) * 1000
+        (tally.boundary_ms if j == 0 else tally.inword_ms).append(elapsed)
+        rank = candidates.index(target) + 1 if target in candidates[:MAX_K] else None
+        ranks.append(rank)
+        if j == 0:
+            tally.word_start(rank, candidates)
+        if rank == 1:
+            break  # every k accepts here; later prefixes are never typed
+    return ranks
+
+
+def _accepted(ranks: list[int | None], k: int) -> int | None:
+    """The first point where the word is among the top `k`."""
+    return next((j for j, r in enumerate(ranks) if r is not None and r <= k), None)
+
+
+def _charge(tally: Tally, ranks: list[int | None], length: int, *, cap: bool = False) -> None:
+    """Keystrokes for a word of `length` letters: up to the accept key (with `cap`, never
+    more than `length`), or `length` when it was never accepted."""
+    for k in KS:
+        accepted = _accepted(ranks, k)
+        if accepted is None:
+            tally.keystrokes[k] += length
+            tally.ranked_keystrokes[k] += length
+        else:
+            plain, ranked = accepted + 1, accepted + ranks[accepted]  # type: ignore[operator]
+            tally.keystrokes[k] += min(plain, length) if cap else plain
+            tally.ranked_keystrokes[k] += min(ranked, length) if cap else ranked
+
+
+def _type_typo(context: str, typo: Typo, predict: Predict, tally: Tally) -> None:
+    """Type a corrupted word: its typed spelling, the intended word the one to accept.
+
+    The candidates are asked for after 0 .. len(typed) letters: once the whole misspelling
+    is typed, an editor still offers a correction before the space. The word costs the
+    keystrokes up to the accept key, never more than the intended word's length (the
+    mistake and its repair are the typist's, not the engine's: a word never recovered is
+    charged as if typed right).
+    """
+    ranks = _walk(context, typo.typed, typo.intended, len(typo.typed) + 1, predict, tally)
+    _charge(tally, ranks, len(typo.intended), cap=True)
+    tally.corrupted += 1
+    for k in KS:
+        accepted = _accepted(ranks, k)
+        if accepted is not None:
+            tally.recovered[k] += 1
+            tally.before_mistake[k] += accepted <= typo.mistake_at
 
 
 def type_document_cjk(doc: str, predict: Predict, tally: Tally) -> None:
@@ -213,6 +284,16 @@ def _longest_accepted(candidates: list[str], doc: str, i: int, k: int) -> tuple[
     return best
 
 
+@dataclass(frozen=True)
+class TypoRun:
+    """What `--typos` asks of `evaluate_file`: the generator and its seed, and the
+    context-free spellers asked about each corrupted word once it is typed in full."""
+
+    generator: TypoGenerator
+    seed: int
+    spellers: dict[str, Suggest] = field(default_factory=dict)
+
+
 def evaluate_file(
     path: Path,
     predictors: dict[str, Callable[[], Predict]],
@@ -221,26 +302,25 @@ def evaluate_file(
     progress: bool,
     cjk_predictors: dict[str, Callable[[], Predict]] | None = None,
     doc_words: int | None = None,
+    modes: dict[str, Callable[[], Predict]] | None = None,
+    typos: TypoRun | None = None,
 ) -> dict[str, Any]:
     """Run every predictor over one file; the first predictor is the one reported on top.
 
     Chinese documents are typed by `type_document_cjk`, with the predictor of the same name
     in `cjk_predictors` where there is one (the character-level baselines).
+
+    `modes` holds the first predictor with corrections "off" and "on" (either or both):
+    each is typed on the clean text (`corrections` in the result; one that is also in
+    `predictors` is not typed again) and, with `typos`, on the corrupted text (`typos`).
     """
+    if typos is not None and not modes:
+        raise ValueError("typos need the modes to type the corrupted text in")
     docs, bad = read_documents(path, max_words, doc_words)
     results: dict[str, Tally] = {}
     for name, make in predictors.items():
-        tally = Tally()
-        bar = _progress(len(docs), f"{path.name} [{name}]", progress)
-        for doc in docs:
-            # A fresh predictor per document: per-document state starts empty.
-            if is_han_document(doc):
-                type_document_cjk(doc, (cjk_predictors or {}).get(name, make)(), tally)
-            else:
-                type_document(doc, make(), tally)
-            bar.update(1)
-        bar.close()
-        results[name] = tally
+        cjk_make = (cjk_predictors or {}).get(name, make)
+        results[name] = _type_all(docs, make, cjk_make, f"{path.name} [{name}]", progress)
     main_name = next(iter(predictors))
     main = results[main_name]
     out: dict[str, Any] = {
@@ -258,7 +338,78 @@ def evaluate_file(
         for name, t in results.items()
         if name != main_name
     }
+    if modes:
+        clean = {}
+        for mode, make in modes.items():
+            same = [results[n] for n, m in predictors.items() if m is make]
+            label = f"{path.name} [corrections {mode}]"
+            clean[mode] = same[0] if same else _type_all(docs, make, make, label, progress)
+        out["corrections"] = {mode: t.quality() for mode, t in clean.items()}
+    if typos is not None and modes:
+        out["typos"] = _type_typos(docs, typos, modes, path.name, progress)
     return out
+
+
+def _type_all(
+    docs: list[str],
+    make: Callable[[], Predict],
+    cjk_make: Callable[[], Predict],
+    label: str,
+    progress: bool,
+    corrupted: list[Corrupted] | None = None,
+) -> Tally:
+    """One predictor over the documents (with their typos, if given)."""
+    tally = Tally()
+    bar = _progress(len(docs), label, progress)
+    for i, doc in enumerate(docs):
+        # A fresh predictor per document: per-document state starts empty.
+        if is_han_document(doc):
+            type_document_cjk(doc, cjk_make(), tally)
+        else:
+            type_document(doc, make(), tally, corrupted[i].typos if corrupted else ())
+        bar.update(1)
+    bar.close()
+    return tally
+
+
+def _type_typos(
+    docs: list[str],
+    run: TypoRun,
+    modes: dict[str, Callable[[], Predict]],
+    name: str,
+    progress: bool,
+) -> dict[str, Any]:
+    """The corrupted text typed in each mode, and the spellers' rates on the same words."""
+    corrupted = run.generator.corrupt(docs, seed=run.seed)
+    typos = [typo for c in corrupted for typo in c.typos]
+    return {
+        "rate": run.generator.rate,
+        "seed": run.seed,
+        "eligible": sum(c.eligible for c in corrupted),
+        "corrupted": len(typos),
+        "kinds": dict(sorted(Counter(typo.kind for typo in typos).items())),
+        "nextword": {
+            mode: _type_all(
+                docs, make, make, f"{name} [typos, corrections {mode}]", progress, corrupted
+            ).typo_quality()
+            for mode, make in modes.items()
+        },
+        "spellers": {speller: speller_rates(typos, s) for speller, s in run.spellers.items()},
+    }
+
+
+def speller_rates(typos: Sequence[Typo], suggest: Suggest) -> dict[str, float]:
+    """`correction@k` of a context-free speller: the share of the typos whose intended
+    word is among its first k suggestions for the whole typed word."""
+    hits = {k: 0 for k in KS}
+    for typo in typos:
+        suggestions = suggest(typo.typed, MAX_K)[:MAX_K]
+        if typo.intended in suggestions:
+            rank = suggestions.index(typo.intended) + 1
+            for k in KS:
+                hits[k] += rank <= k
+    n = max(len(typos), 1)
+    return {f"correction@{k}": round(hits[k] / n, 4) for k in KS}
 
 
 def _progress(total: int, desc: str, enabled: bool) -> Any:
