@@ -30,12 +30,17 @@ def test_each_kind_of_mistake_is_explained() -> None:
     assert dict(edits("thw"))["the"] == "substitute_adjacent"
     assert dict(edits("untill"))["until"] == "insert_double"
     assert dict(edits("govermen"))["governmen"] == "omit"
+    assert dict(edits("ines"))["lines"] == "omit"  # the first letter left out
+    assert dict(edits("aautis"))["autis"] == "insert_double"
     # The letter after the last typed one is the next to type, not a missing one.
     assert "recies" not in explained and "recie" not in explained
 
 
 def test_capitals_stay_capitals() -> None:
     assert "The" in dict(edits("Teh"))
+    # A capitalised typo finds the word the lexicon holds in lower case.
+    corrector = Corrector(["compulsive"], ErrorModel({k: 1e-3 for k in KINDS}))
+    assert "compulsiv" in corrector.intended("Compulsv")
 
 
 def test_classify_reads_one_edit() -> None:

@@ -95,20 +95,21 @@ def edits(typed: str) -> Iterator[tuple[str, str]]:
             for d in VOWELS:
                 if d != c and d not in NEIGHBOURS.get(c, ""):
                     yield typed[:i] + _case_like(d, typed[i]) + typed[i + 1 :], "substitute_vowel"
-    for i in range(1, n):
-        # A letter the typist left out, after typed[:i]: one of a double, or any. (After
+    for i in range(n):
+        # A letter the typist left out, before typed[i]: one of a double, or any. (After
         # the last typed letter it is only the next letter, not yet typed.)
-        before = low[i - 1]
-        yield typed[:i] + typed[i - 1] + typed[i:], "omit_double"
+        before = low[i - 1] if i else ""
+        if i:
+            yield typed[:i] + typed[i - 1] + typed[i:], "omit_double"
         for d in "abcdefghijklmnopqrstuvwxyz":
             if d != before:
-                yield typed[:i] + d + typed[i:], "omit"
-    for i in range(1, n):
+                yield typed[:i] + _case_like(d, typed[i]) + typed[i:], "omit"
+    for i in range(n):
         # A letter struck too many: a repeat, or a key beside the one before or after.
         c = low[i]
-        if c == low[i - 1]:
+        if i > 0 and c == low[i - 1]:
             yield typed[:i] + typed[i + 1 :], "insert_double"
-        elif c in NEIGHBOURS.get(low[i - 1], "") or (
+        elif (i > 0 and c in NEIGHBOURS.get(low[i - 1], "")) or (
             i + 1 < n and c in NEIGHBOURS.get(low[i + 1], "")
         ):
             yield typed[:i] + typed[i + 1 :], "insert_adjacent"
@@ -134,7 +135,15 @@ class Corrector:
             rate = self.model.rates[kind]
             if rate > out.get(prefix, 0.0) and self._starts_some_word(prefix):
                 out[prefix] = rate
+        if typed[0].isupper() and typed[1:].islower():
+            # A capital the sentence asked for, on a word the lexicon holds in lower case.
+            for prefix, kind in edits(typed.lower()):
+                rate = self.model.rates[kind]
+                upper = prefix[:1].upper() + prefix[1:]
+                if rate > out.get(upper, 0.0) and self._starts_some_word(prefix):
+                    out[prefix] = max(rate, out.get(prefix, 0.0))
         out.pop(typed, None)
+        out.pop(typed.lower(), None)
         return out
 
 

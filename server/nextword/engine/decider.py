@@ -356,6 +356,8 @@ class Decider:
             top = np.argpartition(-probs, n)[:n] if len(probs) > n else range(len(probs))
             for i in top:
                 word, weight = lex.words[lo + i], rate * float(probs[i])
+                if typed[0].isupper() and word[0].islower():
+                    word = word[0].upper() + word[1:]  # as the user wrote it: capitalised
                 if weight > max(typed_word, out.get(word, 0.0)) and not word.startswith(typed):
                     out[word] = weight
         return out, mass
