@@ -51,6 +51,9 @@ class Components:
     logprobs: np.ndarray  # the model's next-token log-probabilities
     lead: str  # " " when the word follows a space, else ""
     document_words: int  # words of the document before the boundary (English)
+    # The model's probability that a lexicon word comes next at all (not a full stop,
+    # a comma, a line end): where a phrase should stop.
+    word_mass: float = 1.0
 
 
 def spread(counts: Mapping[str, int], index: dict[str, int]) -> tuple[np.ndarray, dict[str, float]]:

@@ -10,6 +10,7 @@ model runs again only when the cache has too few words for it (`_spell`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,10 @@ MAX_SPELL_TOKENS = 4
 # more new tokens than this forwards only the last this many (about 18 words of
 # context, ~6 ms here instead of ~25 ms for a full window); the window grows back.
 CATCH_UP_TOKENS = 24
+# A phrase goes on only while its next word is at least this likely, and while the
+# model expects a word at all (not a full stop) at least this much.
+PHRASE_MIN_WORD = 0.05
+PHRASE_MIN_CONTINUE = 0.5
 # Spelled words join the boundary's distribution with this much of their path
 # probability: they rank by it among themselves, below any word the tables know.
 SPELLED_SHARE = 1e-3
@@ -42,6 +47,22 @@ class DeciderStats:
     cache_hits: int = 0  # answered by filtering the cached distribution
     spelled: int = 0  # answered with the help of the token search
     forwards: int = 0  # model calls
+    decisions_ahead: int = 0  # boundaries decided ahead of the text (phrases)
+    ahead_hits: int = 0  # boundaries the text reached after they were decided ahead
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """Words likely to follow, best first word first, with how likely they are."""
+
+    words: tuple[str, ...]
+    # The mean log-probability per word (length-normalised, as Smart Compose scores).
+    score: float
+    logprobs: tuple[float, ...]  # each word's, given the words before it
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
 
 
 @dataclass
@@ -54,6 +75,7 @@ class _Boundary:
     lead: str  # " " when the word follows a space, else ""
     tokens: list[int]
     logprobs: np.ndarray  # the model's next-token log-probabilities
+    word_mass: float = 1.0  # P(a lexicon word comes next at all), see Components
     # Per spelled prefix: the share of its mass the spelled words do not cover, so a
     # lone spelled word shows its real share, not 100%.
     unspelled: dict[str, float] = field(default_factory=dict)
@@ -88,6 +110,10 @@ class Decider:
         self._anchor = 0  # character offset where the token window starts
         self._boundary: _Boundary | None = None
         self._rng = np.random.default_rng(seed)
+        # Boundaries decided ahead of the text (a phrase's next words), by context: the
+        # user typing through a phrase finds each one made. Replaced, never changed in
+        # place, so `filter_cached` may read it from another thread.
+        self._ahead: dict[str, _Boundary] = {}
         # The user's own words (personal.py), shared by every document; None: learning off.
         self.store = store
         self._catch_up = False  # the next window is short if it needs many new tokens
@@ -105,10 +131,18 @@ class Decider:
         self._doc = self.engine.tables.document()
         self._anchor = 0
         self._boundary = None
+        self._ahead = {}
 
     def has_cached(self, context: str) -> bool:
         """True when a decision at this boundary is already made (no model call needed)."""
-        return self._boundary is not None and self._boundary.context == context
+        return self._cached(context) is not None
+
+    def _cached(self, context: str) -> _Boundary | None:
+        """The boundary decided at `context`, now or ahead of the text; None if none."""
+        boundary = self._boundary
+        if boundary is not None and boundary.context == context:
+            return boundary
+        return self._ahead.get(context)
 
     def decide(
         self,
@@ -131,13 +165,12 @@ class Decider:
         """
         if k <= 0 or (prefix and not is_word(prefix)):
             return []
+        if context in self._ahead:
+            self._advance(context)  # the text reached a boundary decided ahead of it
         cached = self.filter_cached(context, prefix, k, correct=correct)
         if cached is not None and (cached or not spell or not prefix):
             return cached
-        boundary = self._boundary
-        if boundary is None or boundary.context != context:
-            boundary = self._boundary = self._decide_boundary(context)
-            self.stats.decisions += 1
+        boundary = self._advance(context)
         ranked = self._filter(boundary, prefix, max(k, self.top_k), correct)
         if spell and not ranked and prefix:
             # Nothing known starts with the prefix, nor does it misspell a known word
@@ -162,8 +195,8 @@ class Decider:
         published, is only replaced), so a thread other than the inference worker may
         call it while the worker decides elsewhere.
         """
-        boundary = self._boundary
-        if boundary is None or boundary.context != context:
+        boundary = self._cached(context)
+        if boundary is None:
             return None
         if k <= 0 or (prefix and not is_word(prefix)):
             return []
@@ -171,6 +204,56 @@ class Decider:
         return self._order(self._filter(boundary, prefix, max(k, self.top_k), correct), k)
 
     # -- the boundary decision --------------------------------------------------------
+
+    def _advance(self, context: str) -> _Boundary:
+        """The boundary at `context`: the one made, one decided ahead, or a new one."""
+        boundary = self._boundary
+        if boundary is not None and boundary.context == context:
+            return boundary
+        ahead = self._ahead.get(context)
+        if ahead is not None:
+            self.stats.ahead_hits += 1
+            boundary = ahead
+        else:
+            boundary = self._decide_boundary(context)
+            self.stats.decisions += 1
+        self._boundary = boundary
+        # What lies beyond this context is still ahead; the rest was not written.
+        self._ahead = {c: b for c, b in self._ahead.items() if c.startswith(context)}
+        return boundary
+
+    def phrase(self, context: str, prefix: str = "", max_words: int = 4) -> Phrase | None:
+        """The likeliest few words after `context` (the first completing `prefix`).
+
+        Greedy over whole words: the best word, then the boundary decided after it (one
+        forward over its one or two tokens, with the KV cache, and the mixture), and so
+        on, up to `max_words`. It stops where the model expects no word next (a full
+        stop, a comma) or where the next word is less likely than PHRASE_MIN_WORD. The
+        boundaries it decides are kept, so typing through the phrase needs no model
+        call. Returns None when not even one word is offered.
+        """
+        boundary = self._advance(context)
+        ranked = self._filter(boundary, prefix, 1)
+        if not ranked:
+            return None
+        words, logps = [ranked[0].text], [math.log(max(ranked[0].prob, 1e-12))]
+        text = context + words[0] + " "  # `context` ends where the prefix begins
+        ahead = dict(self._ahead)
+        while len(words) < max_words:
+            step = ahead.get(text)
+            if step is None:
+                step = self._decide_boundary(text, update=False)
+                self.stats.decisions_ahead += 1
+                ahead[text] = step
+            top = self._filter(step, "", 1)
+            prob = top[0].prob * step.word_mass if top else 0.0
+            if prob < PHRASE_MIN_WORD or step.word_mass < PHRASE_MIN_CONTINUE:
+                break
+            words.append(top[0].text)
+            logps.append(math.log(prob))
+            text += top[0].text + " "
+        self._ahead = ahead
+        return Phrase(tuple(words), sum(logps) / len(logps), tuple(logps))
 
     def slide_ahead(self, context: str) -> bool:
         """Slide a nearly full window now, while the user is not waiting.
@@ -227,8 +310,12 @@ class Decider:
             ids = tok.encode("\n", add_special_tokens=False).ids
         return ids[-self.window_tokens :]
 
-    def components(self, context: str) -> Components:
-        """The word distributions mixed at this boundary, each with its weight name."""
+    def components(self, context: str, *, update: bool = True) -> Components:
+        """The word distributions mixed at this boundary, each with its weight name.
+
+        With `update` False (a look ahead over guessed words), the document caches
+        are not brought up to `context`.
+        """
         engine, lex = self.engine, self.engine.lexicon
         # A component weighted 0 (a Chinese model has no word trigram or document
         # pairs: its text has no spaces to count words by) is not computed at all.
@@ -247,15 +334,16 @@ class Decider:
             # space (emails put two after a full stop). Such words (numbers, mostly)
             # come from the trigram and the document instead.
             neural[first == engine.space_token] = 0.0
-        parts = [Component(NEURAL, neural / neural.sum(), {})]
+        word_mass = float(neural.sum())
+        parts = [Component(NEURAL, neural / word_mass, {})]
         ngram = engine.tables.ngram
         if ngram is not None and NGRAM in computed:
             u, v = history_ids(context, lex.index, len(lex))
             parts.append(Component(NGRAM, ngram.distribution(u, v), {}))
         if self.store is not None and engine.tables.learns:
             parts += self._personal(context, computed)
-        parts += self._doc.components(context, self.mixture)
-        return Components(parts, tokens, logprobs, lead, self._doc.words)
+        parts += self._doc.components(context, self.mixture, update=update)
+        return Components(parts, tokens, logprobs, lead, self._doc.words, min(1.0, word_mass))
 
     def _personal(self, context: str, computed: set[str]) -> list[Component]:
         """The personal store's components: the user's words, and what follows the last
@@ -279,8 +367,8 @@ class Decider:
             parts.append(following(USERBIGRAM, pairs, lex.index))
         return parts
 
-    def _decide_boundary(self, context: str) -> _Boundary:
-        found = self.components(context)
+    def _decide_boundary(self, context: str, *, update: bool = True) -> _Boundary:
+        found = self.components(context, update=update)
         # Weights of the components present renormalised: an empty document has no
         # document-local evidence, and its share goes to the others.
         weights = [self.mixture.weight(p.name) * p.confidence for p in found.parts]
@@ -293,7 +381,9 @@ class Decider:
             for word, p in part.extra.items():
                 extra[word] = extra.get(word, 0.0) + weight * p
         self.engine.tables.opening(mixed, context, self._doc)
-        return _Boundary(context, mixed, extra, found.lead, found.tokens, found.logprobs)
+        return _Boundary(
+            context, mixed, extra, found.lead, found.tokens, found.logprobs, found.word_mass
+        )
 
     # -- in-word filtering --------------------------------------------------------------
 

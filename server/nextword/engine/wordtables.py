@@ -41,8 +41,9 @@ class Document(ABC):
         """Words the document has had so far (0 where it counts none)."""
 
     @abstractmethod
-    def components(self, context: str, mixture: Mixture) -> list[Component]:
-        """The document caches' distributions at the end of `context`."""
+    def components(self, context: str, mixture: Mixture, *, update: bool = True) -> list[Component]:
+        """The document caches' distributions at the end of `context`; with `update`
+        False, the counts stay those of the text already counted (a look ahead)."""
 
 
 class WordTables(ABC):
@@ -84,12 +85,17 @@ class EnglishDocument(Document):
     def words(self) -> int:
         return self.counts.total
 
-    def components(self, context: str, mixture: Mixture) -> list[Component]:
+    def components(self, context: str, mixture: Mixture, *, update: bool = True) -> list[Component]:
         computed = mixture.computed()
         if not computed & {DOC, DOCBIGRAM}:
             return []
         doc, lex = self.counts, self._lexicon
-        doc.update(context)
+        if update:
+            doc.update(context)
+        else:
+            # Looking ahead over words not written: what followed the last written word
+            # says nothing about what follows a guessed one.
+            computed = computed - {DOCBIGRAM}
         parts = []
         # Document counts are blind to case; at a sentence start only capitalised words
         # can match, and the model and the trigram know which ones are likely.
@@ -148,7 +154,7 @@ class ChineseDocument(Document):
     def words(self) -> int:
         return 0  # no spaces to count words by
 
-    def components(self, context: str, mixture: Mixture) -> list[Component]:
+    def components(self, context: str, mixture: Mixture, *, update: bool = True) -> list[Component]:
         if DOC not in mixture.computed():
             return []
         seen = seen_after(context, self._index)

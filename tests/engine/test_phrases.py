@@ -1,0 +1,55 @@
+"""Phrases: the words after the next, decided ahead (Decider.phrase), on the bundled model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def test_a_set_phrase_is_completed(default_engine: Any) -> None:
+    decider = default_engine.decider()
+    phrase = decider.phrase("Let me know if you have any ", "ques")
+    assert phrase is not None and phrase.words[0] == "questions"
+    assert len(phrase.words) >= 2
+    assert phrase.score == sum(phrase.logprobs) / len(phrase.logprobs)
+
+
+def test_typing_through_a_phrase_needs_no_model_call(default_engine: Any) -> None:
+    decider = default_engine.decider()
+    context = "It was the best of times, it was the "
+    phrase = decider.phrase(context, max_words=4)
+    assert phrase is not None and len(phrase.words) >= 3
+    forwards = decider.stats.forwards
+    text = context
+    for word in phrase.words[:-1]:
+        text += word + " "
+        ranked = decider.decide(text, "", 3)
+        assert ranked  # decided ahead: a boundary ready for the next word
+    assert decider.stats.forwards == forwards
+    assert decider.stats.ahead_hits == len(phrase.words) - 1
+
+
+def test_typing_elsewhere_drops_what_was_decided_ahead(default_engine: Any) -> None:
+    decider = default_engine.decider()
+    context = "It was the best of times, it was the "
+    phrase = decider.phrase(context, max_words=3)
+    assert phrase is not None
+    assert decider.has_cached(context + phrase.words[0] + " ")
+    decider.decide(context + "zebra ", "", 3)  # the user wrote something else
+    assert not decider.has_cached(context + phrase.words[0] + " ")
+
+
+def test_a_phrase_stops_where_the_words_stop(default_engine: Any) -> None:
+    """After "for example" a comma is far likelier than any word: the phrase ends there."""
+    decider = default_engine.decider()
+    context = "There are many ways to do it, for "
+    phrase = decider.phrase(context, "exa", max_words=4)
+    assert phrase is not None and phrase.words == ("example",)
+    step = decider._cached(context + "example ")
+    assert step is not None and step.word_mass < 0.5
+
+
+def test_the_limit_holds(default_engine: Any) -> None:
+    decider = default_engine.decider()
+    for n in (1, 2):
+        phrase = decider.phrase("The United States of ", max_words=n)
+        assert phrase is not None and len(phrase.words) <= n
