@@ -11,7 +11,7 @@ training and evaluation layers may reach into the modules themselves.
 
 import nextword.engine.personal as personal
 from nextword.engine.components import Candidate
-from nextword.engine.decider import Decider
+from nextword.engine.decider import Decider, Phrase
 from nextword.engine.engine import Engine
 from nextword.engine.loader import DEFAULT_MODEL, ModelError, resolve
 from nextword.engine.personal import PersonalStore
@@ -25,6 +25,7 @@ __all__ = [
     "Engine",
     "ModelError",
     "PersonalStore",
+    "Phrase",
     "Router",
     "RoutingDecider",
     "personal",

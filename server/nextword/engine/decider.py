@@ -222,6 +222,17 @@ class Decider:
         self._ahead = {c: b for c, b in self._ahead.items() if c.startswith(context)}
         return boundary
 
+    def shown_phrase(self, context: str, prefix: str = "", max_words: int = 4) -> Phrase | None:
+        """The phrase worth showing as ghost text: two words or more, scoring at least
+        the engine's fitted threshold; None otherwise (the single word is enough)."""
+        threshold = self.engine.phrase_threshold
+        if threshold is None or max_words < 2:
+            return None
+        found = self.phrase(context, prefix, max_words)
+        if found is None or len(found.words) < 2 or found.score < threshold:
+            return None
+        return found
+
     def phrase(self, context: str, prefix: str = "", max_words: int = 4) -> Phrase | None:
         """The likeliest few words after `context` (the first completing `prefix`).
 

@@ -11,6 +11,7 @@ wordtables.py picks the language's) and the fitted mixture (weights.py). The dec
 
 from __future__ import annotations
 
+import json
 import time
 import zipfile
 from pathlib import Path
@@ -45,6 +46,9 @@ class Engine:
         self._texts_array = np.array([], dtype=str)
         self._by_text: dict[str, int] = {}
         self.load_seconds = 0.0
+        # The least score (mean log-probability per word) of a phrase worth showing,
+        # fitted on dev text for a precision (training/phrase_fit.py); None: no phrases.
+        self.phrase_threshold: float | None = None
 
     @classmethod
     def load(cls, model: str | Path | None = None, *, warmup: bool = True) -> Engine:
@@ -69,6 +73,7 @@ class Engine:
         errors = errors if errors.exists() else MODELS_DIR / "typos.json"
         tables = WordTables.load(lexicon, ngram, ErrorModel.read(errors))
         engine = cls(loaded, tables, Mixture.read(loaded.path / "mixture.json"))
+        engine.phrase_threshold = read_phrase_threshold(loaded.path / "phrases.json")
         if warmup:
             engine.warmup()
         engine.load_seconds = time.perf_counter() - start
@@ -145,3 +150,11 @@ class Engine:
             "ngram": self.tables.ngram is not None,
             "mixture": self.mixture.weights,
         }
+
+
+def read_phrase_threshold(path: Path) -> float | None:
+    """The fitted phrase threshold of a model directory; None where it has none."""
+    try:
+        return float(json.loads(path.read_text(encoding="utf-8"))["threshold"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from nextword.engine.components import Candidate
-from nextword.engine.decider import Decider
+from nextword.engine.decider import Decider, Phrase
 from nextword.engine.engine import Engine
 from nextword.engine.loader import DEFAULT_CHINESE_MODEL, ModelError
 from nextword.engine.words import script_before
@@ -105,6 +105,10 @@ class RoutingDecider:
     ) -> list[Candidate] | None:
         decider = self.pick(context, prefix)
         return [] if decider is None else decider.filter_cached(context, prefix, k, correct=correct)
+
+    def shown_phrase(self, context: str, prefix: str = "", max_words: int = 4) -> Phrase | None:
+        decider = self.pick(context, prefix)
+        return None if decider is None else decider.shown_phrase(context, prefix, max_words)
 
     def catch_up(self) -> None:
         for decider in self._deciders.values():
