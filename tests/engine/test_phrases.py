@@ -53,3 +53,23 @@ def test_the_limit_holds(default_engine: Any) -> None:
     for n in (1, 2):
         phrase = decider.phrase("The United States of ", max_words=n)
         assert phrase is not None and len(phrase.words) <= n
+
+
+def test_the_next_boundary_is_decided_before_the_space(default_engine: Any) -> None:
+    decider = default_engine.decider()
+    context = "Let me know if you have any "
+    decider.decide(context, "", 3)
+    decider.decide(context, "questi", 3)
+    assert decider.speculate(context, "questi")
+    assert not decider.speculate(context, "questio")  # one guess per word
+    forwards = decider.stats.forwards
+    ranked = decider.decide(context + "questions ", "", 3)
+    assert ranked and decider.stats.forwards == forwards and decider.stats.ahead_hits == 1
+
+
+def test_no_guess_while_the_word_is_open(default_engine: Any) -> None:
+    decider = default_engine.decider()
+    context = "I went to the "
+    decider.decide(context, "", 3)
+    assert not decider.speculate(context, "s")  # many words start with s
+    assert not decider.speculate("never decided ", "wor")  # no boundary to guess from

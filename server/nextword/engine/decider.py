@@ -32,6 +32,9 @@ MAX_SPELL_TOKENS = 4
 # more new tokens than this forwards only the last this many (about 18 words of
 # context, ~6 ms here instead of ~25 ms for a full window); the window grows back.
 CATCH_UP_TOKENS = 24
+# A word typed this far is guessed, and the boundary after it decided ahead, once its
+# probability given the prefix reaches this.
+SPECULATE_MIN = 0.5
 # A phrase goes on only while its next word is at least this likely, and while the
 # model expects a word at all (not a full stop) at least this much.
 PHRASE_MIN_WORD = 0.05
@@ -114,6 +117,7 @@ class Decider:
         # user typing through a phrase finds each one made. Replaced, never changed in
         # place, so `filter_cached` may read it from another thread.
         self._ahead: dict[str, _Boundary] = {}
+        self._guessed = ""  # the context of the word last guessed (`speculate`)
         # The user's own words (personal.py), shared by every document; None: learning off.
         self.store = store
         self._catch_up = False  # the next window is short if it needs many new tokens
@@ -221,6 +225,30 @@ class Decider:
         # What lies beyond this context is still ahead; the rest was not written.
         self._ahead = {c: b for c, b in self._ahead.items() if c.startswith(context)}
         return boundary
+
+    def speculate(self, context: str, prefix: str, min_prob: float = SPECULATE_MIN) -> bool:
+        """Decide ahead the boundary after the word being typed, if one word is likely.
+
+        While the user types "questi", the word is most likely "questions": the forward
+        over "questions" and the space is run now, between keystrokes, so the decision
+        at the space is ready when it comes. At most one guess per word: a guess for
+        this word already made (right or wrong) is not repeated. Returns True when it
+        ran the model.
+        """
+        boundary = self._cached(context)
+        if boundary is None or not prefix:
+            return False
+        top = self._filter(boundary, prefix, 1)
+        if not top or top[0].prob < min_prob or top[0].correction:
+            return False
+        text = context + top[0].text + " "
+        if self._guessed == context or text in self._ahead:
+            return False
+        self._guessed = context
+        step = self._decide_boundary(text, update=False)
+        self.stats.decisions_ahead += 1
+        self._ahead = {**self._ahead, text: step}
+        return True
 
     def shown_phrase(self, context: str, prefix: str = "", max_words: int = 4) -> Phrase | None:
         """The phrase worth showing as ghost text: two words or more, scoring at least

@@ -106,6 +106,10 @@ class RoutingDecider:
         decider = self.pick(context, prefix)
         return [] if decider is None else decider.filter_cached(context, prefix, k, correct=correct)
 
+    def speculate(self, context: str, prefix: str) -> bool:
+        decider = self.pick(context, prefix)
+        return decider is not None and decider.speculate(context, prefix)
+
     def shown_phrase(self, context: str, prefix: str = "", max_words: int = 4) -> Phrase | None:
         decider = self.pick(context, prefix)
         return None if decider is None else decider.shown_phrase(context, prefix, max_words)
