@@ -180,6 +180,21 @@ async def complete(
     return result
 
 
+async def inline(client: LanguageClient, doc: ClientDoc) -> types.InlineCompletionList:
+    """The ghost text offered at the end of `doc`."""
+    result = await client.text_document_inline_completion_async(
+        types.InlineCompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=doc.uri),
+            position=doc.end(),
+            context=types.InlineCompletionContext(
+                trigger_kind=types.InlineCompletionTriggerKind.Automatic
+            ),
+        )
+    )
+    assert isinstance(result, types.InlineCompletionList)
+    return result
+
+
 async def labels(client: LanguageClient, doc: ClientDoc) -> list[str]:
     """The labels offered at the end of `doc`."""
     return [item.label for item in (await complete(client, doc)).items]

@@ -4,7 +4,8 @@ One `emacs --batch` run (no -Q: Debian's site-start puts the packaged eglot on t
 load path) loads nextword.el, opens a text file, lets nextword.el's
 `eglot-server-programs` entry pick the contact and languageId, connects, types
 "The history of the " and then "wor", and asks eglot's `completion-at-point`
-function for its candidates at the cursor each time. It prints what it saw as
+function for its candidates at the cursor each time; then a typo, whose correction
+it accepts. It prints what it saw as
 `MARKER json` lines. The tests check those candidates against what the same server
 answers a plain LSP client typing the same text, and that every languageId
 nextword.el sends is one the server serves. CI installs Emacs (`scripts/test`):
@@ -31,6 +32,7 @@ from nextword.lsp.settings import DEFAULT_LANGUAGES, PROSE_LANGUAGES
 
 PACKAGE = ROOT / "editors" / "emacs"
 TEXT, PREFIX = "The history of the ", "wor"
+TYPO, FIXED = "Please send it to the adress", "Please send it to the address"
 K = 3  # sent as initializationOptions: the candidates are capped at this
 TIMEOUT = 60
 
@@ -88,6 +90,19 @@ DRIVER = r""";; -*- lexical-binding: t; -*-
         (drive-out "STATS" (nextword-stats))
         (nextword-stats t)  ; as M-x does: the stats as JSON in a help buffer
         (drive-out "STATS-BUFFER" (with-current-buffer "*nextword stats*" (buffer-string)))
+        ;; A typo: the correction is among the candidates (eglot filters by filterText);
+        ;; accepted as Company or C-M-i accept one (the word replaces the bounds, then
+        ;; the exit function applies its textEdit), it replaces the typed word.
+        (erase-buffer)
+        (insert (getenv "NEXTWORD_TYPO"))
+        (drive-out "TYPO" (drive-candidates))
+        (pcase-let* ((`(,beg ,end ,table . ,props) (eglot-completion-at-point))
+                     (word (car (all-completions (buffer-substring beg end) table))))
+          (delete-region beg end)
+          (goto-char beg)
+          (insert word)
+          (funcall (plist-get props :exit-function) word 'finished))
+        (drive-out "ACCEPTED" (buffer-substring-no-properties (point-min) (point-max)))
         (eglot-shutdown server)
         (drive-out "SHUTDOWN" (if (jsonrpc-running-p server) "running" "stopped")))
       (kill-emacs 0))
@@ -121,6 +136,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "NEXTWORD_K": str(K),
         "NEXTWORD_TEXT": TEXT,
         "NEXTWORD_PREFIX": PREFIX,
+        "NEXTWORD_TYPO": TYPO,
     }
     (tmp / "home").mkdir()
     started = time.perf_counter()
@@ -206,6 +222,13 @@ def test_candidates_complete_the_typed_prefix(run: dict[str, Any], server_answer
     for word in words:
         assert is_word(word) and word.startswith(PREFIX) and word != PREFIX, word
     assert words == server_answers["prefix"]
+
+
+def test_a_typo_is_offered_corrected_and_accepting_replaces_it(run: dict[str, Any]) -> None:
+    prefix, words = run["TYPO"]
+    assert prefix == "adress"
+    assert words[:1] == ["address"], words  # kept, though it does not start with "adress"
+    assert run["ACCEPTED"] == FIXED  # the typo replaced, nothing left over
 
 
 def test_the_server_holds_what_emacs_typed(run: dict[str, Any]) -> None:

@@ -431,3 +431,39 @@ def test_chinese_pops_up_han_continuations_in_utf16(tmp_path: Path) -> None:
         type_chinese_and_accept(nvim, k=Settings().k, encoding="utf-16", column=8, dismiss=True)
     finally:
         quit_nvim(nvim)
+
+
+TYPO, FIXED = "Please send it to the adress", "Please send it to the address"
+
+
+def test_a_typo_is_offered_corrected_and_accepting_replaces_it(editor: Any, tmp_path: Path) -> None:
+    # The correction's filterText is the typed word, so Neovim's prefix match keeps it;
+    # accepting it puts its textEdit's word in place of the typo.
+    attach(editor, tmp_path / "typo.txt")
+    editor.input("i" + TYPO)
+
+    def offered() -> list[dict[str, Any]] | None:
+        info = popup(editor)
+        shown = info["pum_visible"] and any(i["word"] == "address" for i in info["items"])
+        return info["items"] if shown and editor.current.line == TYPO else None
+
+    try:
+        items = wait_for(offered, "the correction `address` in the popup")
+    except AssertionError as err:
+        raise AssertionError(
+            f"{err}; line {editor.current.line!r}, popup {popup(editor)}"
+        ) from None
+    index = [item["word"] for item in items].index("address")
+    assert items[index]["abbr"] == "address" and items[index]["kind"] == "Text"
+    assert items[index]["menu"].endswith("% (correction)"), items[index]
+    editor.input("<C-n>" * (index + 1) + "<C-y>")  # select it, accept it
+    line = wait_for(
+        lambda: editor.current.line if editor.current.line != TYPO else None,
+        "the accepted correction in the buffer",
+    )
+    assert line == FIXED
+    assert editor.api.get_mode()["mode"] == "i"
+    editor.input("<Esc>")
+    assert editor.current.buffer[:] == [FIXED]
+    assert [n for n in notes(editor) if n["level"] >= WARN] == []
+    editor.command("bwipeout!")

@@ -124,6 +124,11 @@ def test_extension_in_vscode(extension_deps: dict[str, str]) -> None:
     assert chinese.get("accepted") == expected[0], failure
     assert chinese.get("fileText") == CHINESE + expected[0], failure
     assert result["checks"].get("chinese"), failure
+    # A typo: its correction was offered (marked so), and accepting it replaced the word.
+    typo = result.get("typo", {})
+    assert any(c["detail"].endswith("(correction)") for c in typo.get("candidates", [])), failure
+    assert typo.get("fileText") == "Please send it to the address", failure
+    assert result["checks"].get("correction"), failure
     assert result["checks"].get("stats"), failure
     assert result["checks"].get("learningStatus"), f"{result.get('learningMessage')}\n{failure}"
     assert result["checks"].get("missingServer"), failure

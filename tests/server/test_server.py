@@ -19,6 +19,7 @@ from helpers import (
     ClientDoc,
     apply,
     complete,
+    inline,
     open_doc,
     plain,
     ready,
@@ -37,35 +38,25 @@ URI_B = "file:///tmp/nextword-test/b.txt"
 # ------------------------------------------------------------------------- requests
 
 
-async def inline(client: LanguageClient, doc: ClientDoc) -> types.InlineCompletionList:
-    result = await client.text_document_inline_completion_async(
-        types.InlineCompletionParams(
-            text_document=types.TextDocumentIdentifier(uri=doc.uri),
-            position=doc.end(),
-            context=types.InlineCompletionContext(
-                trigger_kind=types.InlineCompletionTriggerKind.Automatic
-            ),
-        )
-    )
-    assert isinstance(result, types.InlineCompletionList)
-    return result
-
-
 async def checksum(client: LanguageClient, doc: ClientDoc) -> str:
     result = await client.protocol.send_request_async("nextword/documentChecksum", {"uri": doc.uri})
     return plain(result)["sha256"]
 
 
 def check_items(doc: ClientDoc, offset: int, result: types.CompletionList) -> None:
-    """Every item is a whole word that starts with the typed prefix and replaces it."""
+    """Every item is a whole word that replaces the typed prefix: one that starts with
+    it, or a correction (test_corrections_server.py), which filters by the prefix."""
     _, prefix = split_prefix(doc.text[:offset])
     assert result.is_incomplete
     for item in result.items:
         assert is_word(item.label), item.label
-        assert item.label.startswith(prefix) and item.label != prefix
-        assert item.filter_text == item.label
+        assert item.label != prefix
         assert item.kind == types.CompletionItemKind.Text
-        assert item.detail and item.detail.endswith("%")
+        if item.detail and item.detail.endswith("% (correction)"):
+            assert item.filter_text == prefix and prefix
+        else:
+            assert item.label.startswith(prefix) and item.filter_text == item.label
+            assert item.detail and item.detail.endswith("%")
         accepted = apply(doc, item)
         assert accepted == doc.text[: offset - len(prefix)] + item.label + doc.text[offset:]
     ranks = [item.sort_text for item in result.items]

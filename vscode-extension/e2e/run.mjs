@@ -4,8 +4,9 @@
 // It installs the .vsix, opens a text file, types a sentence, reads nextword's candidates
 // from the suggest widget, accepts one, saves, checks the file on disk, then checks the
 // inline ghost text, Chinese (Han continuations after "😀 今天天气很", the same as
-// `nextword predict`'s, inserted at the cursor), the status bar's stats, the learning status
-// command, and the notice for a missing server. Prints one JSON object (the result) on its
+// `nextword predict`'s, inserted at the cursor), a typo's correction (offered, and replacing
+// the typed word when accepted), the status bar's stats, the learning status command, and
+// the notice for a missing server. Prints one JSON object (the result) on its
 // last line and exits 0 when every check passed.
 //
 //   node e2e/run.mjs --cache DIR --vsix FILE --artifacts DIR [--screenshot FILE]
@@ -40,6 +41,9 @@ const SENTENCE = "Thank you for your";
 // put the cursor (UTF-16 column 8) and the insertion elsewhere.
 const CHINESE = "😀 今天天气很";
 const HAN_ONLY = /^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{1,4}$/u;
+// A misspelled last word, and the correction the server offers for it.
+const TYPO = "Please send it to the adress";
+const CORRECTION = "address";
 const TIMEOUT_MS = 60_000;
 const started = Date.now();
 const timings = {};
@@ -111,6 +115,8 @@ try {
   fs.writeFileSync(note, "");
   const chineseFile = path.join(workspace, "chinese.txt");
   fs.writeFileSync(chineseFile, "");
+  const typoFile = path.join(workspace, "typo.txt");
+  fs.writeFileSync(typoFile, "");
 
   const port = await freePort();
   const config = path.join(tmp, "config.yaml");
@@ -162,12 +168,7 @@ try {
   await page.keyboard.type(`${SENTENCE} `, { delay: 40 });
   const rows = page.locator(".editor-widget.suggest-widget.visible .monaco-list-row");
   await rows.first().waitFor();
-  const candidates = await rows.evaluateAll((elements) =>
-    elements.map((e) => ({
-      label: e.querySelector(".label-name")?.textContent ?? "",
-      detail: e.querySelector(".details-label")?.textContent ?? "",
-    })),
-  );
+  const candidates = await suggestRows(rows);
   log(`suggest widget: ${JSON.stringify(candidates)}`);
   result.candidates = candidates;
   result.checks.suggestWidget = candidates.length > 0 && candidates.every((c) => c.label);
@@ -254,6 +255,37 @@ try {
   result.checks.chinese = shown.every((label) => HAN_ONLY.test(label));
   mark("chinese");
 
+  // A typo: the correction's filterText is the word typed, so VS Code's fuzzy match keeps
+  // it in the suggest widget; accepting it replaces the typed word (its textEdit).
+  await quickOpen("typo.txt");
+  await page.keyboard.type(TYPO, { delay: 40 });
+  result.typo = { candidates: [] };
+  const isCorrection = (c) => c.label === CORRECTION && c.detail.endsWith("(correction)");
+  asked = Date.now();
+  await waitFor(async () => {
+    result.typo.candidates = await suggestRows(rows);
+    if (result.typo.candidates.length === 0 && Date.now() - asked > 2000) {
+      await page.keyboard.press("Control+Space"); // the last key's answer was overtaken
+      asked = Date.now();
+    }
+    return result.typo.candidates.some(isCorrection);
+  }, `the suggest widget to offer the correction ${CORRECTION}`, 15_000);
+  log(`typo suggest widget: ${JSON.stringify(result.typo.candidates)}`);
+  await page.screenshot({ path: path.join(args.artifacts, "correction.png") });
+  const index = result.typo.candidates.findIndex(isCorrection);
+  for (let i = 0; i < index; i++) await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Control+S");
+  const corrected = TYPO.replace(/\S+$/, CORRECTION);
+  await waitFor(() => fs.readFileSync(typoFile, "utf8") === corrected, `typo.txt == ${corrected}`)
+    .catch((error) => {
+      result.typo.fileText = fs.readFileSync(typoFile, "utf8");
+      throw error;
+    });
+  result.typo.fileText = corrected;
+  result.checks.correction = true;
+  mark("correction");
+
   // A click on the status bar item shows nextword/stats.
   result.statusText = (await status.textContent())?.trim();
   await status.click();
@@ -318,6 +350,16 @@ try {
 mark("done");
 console.log(JSON.stringify(result));
 process.exit(result.ok ? 0 : 1);
+
+// The suggest widget's rows: each item's label and detail (nextword's: its probability).
+function suggestRows(rows) {
+  return rows.evaluateAll((elements) =>
+    elements.map((e) => ({
+      label: e.querySelector(".label-name")?.textContent ?? "",
+      detail: e.querySelector(".details-label")?.textContent ?? "",
+    })),
+  );
+}
 
 // Open a workspace file with Quick Open, as a user would; it has the keyboard focus.
 async function quickOpen(name) {

@@ -18,6 +18,7 @@ export const SERVER_SETTINGS = [
   "windowTokens",
   "throttleMs",
   "inline",
+  "corrections",
   "languages",
   "logLevel",
   "learning",

@@ -12,6 +12,7 @@ local M = {}
 ---@field temperature? number 0 ranks by probability; > 0 samples the order (0..5)
 ---@field windowTokens? integer Tokens of context before the cursor (16..512)
 ---@field throttleMs? integer At most one model decision per document per interval
+---@field corrections? "prose"|"always"|"off" Offer the word a misspelled prefix stands for
 ---@field languages? string[] LSP languageIds served; nil = the ids of `filetypes`
 ---@field logLevel? "error"|"warning"|"info"|"debug"|"trace"
 ---@field learning? boolean Learn your words locally (off by default; `:NextwordForget` deletes them)
@@ -73,6 +74,7 @@ M.defaults = {
     temperature = 0, -- 0 ranks by probability; > 0 samples the order (0..5)
     windowTokens = 128, -- tokens of context before the cursor (16..512; 64-128 advised)
     throttleMs = 50, -- at most one model decision per document per interval (ms)
+    corrections = "prose", -- offer the intended word for a misspelled prefix: prose | always (code too) | off
     languages = nil, -- languageIds served; nil = the language ids of `filetypes`
     logLevel = "info", -- error | warning | info | debug | trace (trace logs your text)
     learning = false, -- learn your words locally (off by default)

@@ -6,46 +6,60 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from nextword.engine import is_candidate
+from nextword.engine import Candidate, is_candidate
 
 # A space asks for the next word; typing inside a word is covered by isIncomplete.
 # Chinese punctuation ends a phrase: the next one starts there.
 TRIGGER_CHARACTERS = [" ", "，", "。", "、", "；", "：", "？", "！"]
 
 
-def offered(words: Sequence[str], prefix: str) -> list[str]:
-    """The words worth showing for `prefix`: they extend it exactly, case included.
+def offered(candidates: Sequence[Candidate], prefix: str) -> list[Candidate]:
+    """The candidates worth showing for `prefix`: words that extend it exactly, case
+    included, and corrections (words the prefix misspells), which replace it.
 
     Clients filter items by label against the typed prefix; a label that does not
-    start with the prefix would vanish in some clients and show in others.
+    start with the prefix would vanish in some clients and show in others, so a
+    correction's item filters by the prefix itself (`completion_list`).
     """
-    return [w for w in words if w.startswith(prefix) and w != prefix and is_candidate(w)]
+    return [
+        c
+        for c in candidates
+        if (c.correction or c.text.startswith(prefix)) and c.text != prefix and is_candidate(c.text)
+    ]
 
 
 def completion_list(
-    candidates: Sequence[tuple[str, float]], prefix_range: types.Range
+    candidates: Sequence[Candidate], prefix: str, prefix_range: types.Range
 ) -> types.CompletionList:
     """A popup list: whole words that replace the typed prefix, in the engine's order."""
     items = [
         types.CompletionItem(
-            label=word,
+            label=c.text,
             kind=types.CompletionItemKind.Text,
-            detail=f"{prob:.1%}",
+            detail=f"{c.prob:.1%} (correction)" if c.correction else f"{c.prob:.1%}",
             # "~" sorts after letters and digits: where a client merges our words with a
             # language server's items of equal match, the language server's come first.
             sort_text=f"~{rank:03d}",
-            filter_text=word,
-            text_edit=types.TextEdit(range=prefix_range, new_text=word),
+            # A correction does not start with what was typed: it filters by what was
+            # typed, so clients matching the typed word against it keep it.
+            filter_text=prefix if c.correction else c.text,
+            text_edit=types.TextEdit(range=prefix_range, new_text=c.text),
             insert_text_format=types.InsertTextFormat.PlainText,
         )
-        for rank, (word, prob) in enumerate(candidates)
+        for rank, c in enumerate(candidates)
     ]
     # Incomplete: the client asks again at each keystroke, and gets the new prefix's words.
     return types.CompletionList(is_incomplete=True, items=items)
 
 
-def inline_list(word: str | None, prefix_range: types.Range) -> types.InlineCompletionList:
-    """Ghost text: the top word replacing the typed prefix; the client shows the rest."""
+def inline_list(
+    candidates: Sequence[Candidate], prefix_range: types.Range
+) -> types.InlineCompletionList:
+    """Ghost text: the best word that extends the typed prefix; the client shows the rest.
+
+    Never a correction: ghost text can only append to what was typed.
+    """
+    word = next((c.text for c in candidates if not c.correction), None)
     if word is None:
         return types.InlineCompletionList(items=[])
     item = types.InlineCompletionItem(insert_text=word, range=prefix_range)

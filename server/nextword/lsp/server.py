@@ -371,14 +371,17 @@ async def completion(ls: NextwordServer, params: types.CompletionParams) -> type
             and session.language_id not in PROSE_LANGUAGES
         )
     ):
-        return items.completion_list([], types.Range(position, position))
+        return items.completion_list([], "", types.Range(position, position))
     prefix, found = await ls.sessions.candidates(
-        uri, doc, position, ls.settings.k, generation=received_generation.get()
+        uri,
+        doc,
+        position,
+        ls.settings.k,
+        generation=received_generation.get(),
+        correct=ls.settings.corrects(session.language_id),
     )
-    words = items.offered([c.text for c in found], prefix)
-    probs = {c.text: c.prob for c in found}
     result = items.completion_list(
-        [(w, probs[w]) for w in words], prefix_range(doc, position, prefix)
+        items.offered(found, prefix), prefix, prefix_range(doc, position, prefix)
     )
     ls.stats.latency(uri, (time.perf_counter() - started) * 1000)
     return result
@@ -392,13 +395,21 @@ async def inline_completion(
     doc = ls.document(uri)
     if doc is not None:
         position = doc.clamp(position)
-    if doc is None or not ls.settings.inline or not ls.ready() or ls.sessions.get(uri) is None:
-        return items.inline_list(None, types.Range(position, position))
+    session = ls.sessions.get(uri)
+    if doc is None or not ls.settings.inline or not ls.ready() or session is None:
+        return items.inline_list([], types.Range(position, position))
+    # Asked as the popup asks, so both rank alike; inline_list passes over corrections
+    # (ghost text only appends), and a correction found spares a needless spelling.
     prefix, found = await ls.sessions.candidates(
-        uri, doc, position, 1, generation=received_generation.get(), kind="inline"
+        uri,
+        doc,
+        position,
+        ls.settings.k,
+        generation=received_generation.get(),
+        kind="inline",
+        correct=ls.settings.corrects(session.language_id),
     )
-    words = items.offered([c.text for c in found], prefix)
-    return items.inline_list(words[0] if words else None, prefix_range(doc, position, prefix))
+    return items.inline_list(items.offered(found, prefix), prefix_range(doc, position, prefix))
 
 
 def stats_report(ls: NextwordServer) -> dict[str, Any]:

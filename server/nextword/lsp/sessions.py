@@ -320,6 +320,7 @@ class Sessions:
         *,
         generation: int | None = None,
         kind: str = "completion",
+        correct: bool = False,
     ) -> tuple[str, list[Candidate]]:
         """(prefix, candidates) at a position; no candidates when not ready or stale.
 
@@ -329,6 +330,8 @@ class Sessions:
             kind: the request's kind; a newer request of the same kind supersedes
                 this one while it waits (a client asking flat out gets one answer
                 per decision, not a queue).
+            correct: offer the words a misspelled prefix stands for too
+                (`Candidate.correction`), among the others by probability.
         """
         s = self._docs.get(uri)
         if s is None or not self.serves(s):
@@ -364,12 +367,12 @@ class Sessions:
                 return prefix, []
         # Filtering the cached decision is a tenth of a millisecond of numpy and never
         # runs the model: it is answered here, without a hop to the worker thread.
-        found = self._filter(s, context, prefix, k)
+        found = self._filter(s, context, prefix, k, correct)
         if generation != s.generation:
             self.stats.count(uri, "superseded")
             return prefix, []
         if not found and prefix and not s.typing_through(context, prefix):
-            self._spell(s, context, prefix, k)
+            self._spell(s, context, prefix, k, correct)
         s.remember(context, [c.text for c in found])
         return prefix, found
 
@@ -465,7 +468,7 @@ class Sessions:
             # the next decision does not pay for it; new typing drops this job.
             self.worker.submit(lambda: decider.slide_ahead(context), key=_slide_key(s.uri))
 
-    def _spell(self, s: Session, context: str, prefix: str, k: int) -> None:
+    def _spell(self, s: Session, context: str, prefix: str, k: int, correct: bool) -> None:
         """Spell out words for an unknown prefix in the background, for the next keys.
 
         The engine keeps spelled words with the decision, so the following keystrokes
@@ -474,7 +477,9 @@ class Sessions:
         self._drop_pending(s)
 
         def fire() -> None:
-            job = self.worker.submit(lambda: self._spell_now(s, context, prefix, k), key=s.uri)
+            job = self.worker.submit(
+                lambda: self._spell_now(s, context, prefix, k, correct), key=s.uri
+            )
             job.add_done_callback(lambda f: self._spelled(s, f))
 
         self.throttle.call(s.uri, fire)
@@ -510,15 +515,20 @@ class Sessions:
         decider.decide(context, "", k, spell=False)
         return decider
 
-    def _filter(self, s: Session, context: str, prefix: str, k: int) -> list[Candidate]:
+    def _filter(
+        self, s: Session, context: str, prefix: str, k: int, correct: bool
+    ) -> list[Candidate]:
         """The decision at `context` filtered by `prefix`; never a model call."""
         decider = s.decider
-        found = None if decider is None else decider.filter_cached(context, prefix, k)
-        return found or []
+        if decider is None:
+            return []
+        return decider.filter_cached(context, prefix, k, correct=correct) or []
 
-    def _spell_now(self, s: Session, context: str, prefix: str, k: int) -> list[Candidate]:
+    def _spell_now(
+        self, s: Session, context: str, prefix: str, k: int, correct: bool
+    ) -> list[Candidate]:
         """On the worker: spell words for `prefix` at the decision held for `context`."""
         decider = s.decider
         if decider is None or not decider.has_cached(context):
             return []
-        return decider.decide(context, prefix, k, spell=True)
+        return decider.decide(context, prefix, k, spell=True, correct=correct)

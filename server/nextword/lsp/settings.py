@@ -27,6 +27,7 @@ T = TypeVar("T")
 
 LOG_LEVELS = tuple(LEVELS)
 LEARNING_SCOPES = ("user", "workspace")
+CORRECTIONS = ("prose", "always", "off")
 
 # Prose languages: there a popup at a plain space is welcome. In code, a popup on
 # every space would let Enter accept a word when the user meant a newline, so there
@@ -142,6 +143,14 @@ class Settings:
         maximum=10_000,
     )
     inline: bool = setting(True, "serve inline completions (ghost text)")
+    # Off in code by default: the server cannot tell a comment from code, and there the
+    # word typed is often an identifier (`recv`, `ctx`, `hdr`) that no dictionary knows.
+    corrections: str = setting(
+        "prose",
+        "offer the intended word for a misspelled prefix: `prose` (prose languages only), "
+        "`always` (code too) or `off` ([Corrections](#corrections))",
+        choices=CORRECTIONS,
+    )
     languages: tuple[str, ...] = setting(
         DEFAULT_LANGUAGES,
         "language ids to serve",
@@ -163,6 +172,12 @@ class Settings:
         "where learned words are kept: `user` (one store) or `workspace` (one per workspace root)",
         choices=LEARNING_SCOPES,
     )
+
+    def corrects(self, language_id: str) -> bool:
+        """Whether completions in a document of `language_id` may offer corrections."""
+        if self.corrections == "prose":
+            return language_id in PROSE_LANGUAGES
+        return self.corrections == "always"
 
 
 @dataclass(frozen=True)
