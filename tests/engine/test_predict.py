@@ -10,7 +10,7 @@ from pathlib import Path
 from helpers import ROOT, nextword
 from nextword.engine.words import display_width
 
-ROW = re.compile(r"^(\d+)\. (.*?) +(\S+)%$")
+ROW = re.compile(r"^(\d+)\. (.*?) +(\S+)%(?:  \(correction\))?$")
 
 
 def rows(stdout: str) -> list[tuple[str, float, int]]:
@@ -45,6 +45,15 @@ def test_a_spelled_out_word_shows_its_real_share() -> None:
     assert all(c["prob"] < 0.5 for c in out["candidates"]), out
     line = nextword("predict", "Status of the Zeph").stdout.splitlines()[0]
     assert "100.00%" not in line and "0.00%" not in line, line
+
+
+def test_a_misspelled_prefix_gets_its_correction_marked() -> None:
+    found = nextword("predict", "Please send it to the adress").stdout.splitlines()
+    assert found[0].startswith("1. address") and found[0].endswith("(correction)"), found
+    out = json.loads(nextword("predict", "Please send it to the adress", "--json").stdout)
+    assert out["candidates"][0] == {**out["candidates"][0], "text": "address", "correction": True}
+    off = nextword("predict", "Please send it to the adress", "--json", "--corrections", "off")
+    assert all(not c["correction"] for c in json.loads(off.stdout)["candidates"])
 
 
 def test_a_file_given_as_the_model_is_named_for_what_it_is() -> None:

@@ -20,6 +20,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--chinese-model", help="model directory for Chinese text (default: the bundled one)"
     )
     parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument(
+        "--corrections",
+        choices=("on", "off"),
+        default="on",
+        help="also offer the words a misspelled prefix probably means (default: on, as the "
+        "server does in prose)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--learned",
@@ -58,11 +65,14 @@ def run(args: argparse.Namespace) -> int:
     decider = engine.decider(temperature=args.temperature, store=store)
     context, prefix = split_prefix(text)
     start = time.perf_counter()
-    candidates = decider.decide(context, prefix, args.k)
+    candidates = decider.decide(context, prefix, args.k, correct=args.corrections == "on")
     ms = (time.perf_counter() - start) * 1000
     if args.json:
         out = {
-            "candidates": [{"text": c.text, "prob": round(c.prob, 6)} for c in candidates],
+            "candidates": [
+                {"text": c.text, "prob": round(c.prob, 6), "correction": c.correction}
+                for c in candidates
+            ],
             "ms": round(ms, 3),
         }
         print(json.dumps(out, ensure_ascii=False))
@@ -70,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
     if not candidates:
         print(f"(no candidates for prefix {prefix!r})")
     for rank, c in enumerate(candidates, 1):
-        print(f"{rank}. {pad(c.text, 24)} {percent(c.prob):>8}")
+        note = "  (correction)" if c.correction else ""
+        print(f"{rank}. {pad(c.text, 24)} {percent(c.prob):>8}{note}")
     print(f"{ms:.2f} ms (model load and warm-up {engine.load_seconds:.2f} s)")
     return 0
 
