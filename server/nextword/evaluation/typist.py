@@ -162,7 +162,7 @@ def type_document(doc: str, predict: Predict, tally: Tally, typos: Sequence[Typo
         if (typo := corrupted.get(match.start())) is not None:
             _type_typo(context, typo, predict, tally)
         else:
-            _charge(tally, _walk(context, word, word, len(word), predict, tally), len(word))
+            charge(tally, walk(context, word, word, len(word), predict, tally), len(word))
     # Separators (everything that is not a word character) are always typed.
     separators = len(doc) - word_chars
     for k in KS:
@@ -170,7 +170,7 @@ def type_document(doc: str, predict: Predict, tally: Tally, typos: Sequence[Typo
         tally.ranked_keystrokes[k] += separators
 
 
-def _walk(
+def walk(
     context: str, typed: str, target: str, points: int, predict: Predict, tally: Tally
 ) -> list[int | None]:
     """The rank of `target` among the candidates after each of `typed[:j]`, j < `points`,
@@ -195,7 +195,7 @@ def _accepted(ranks: list[int | None], k: int) -> int | None:
     return next((j for j, r in enumerate(ranks) if r is not None and r <= k), None)
 
 
-def _charge(tally: Tally, ranks: list[int | None], length: int, *, cap: bool = False) -> None:
+def charge(tally: Tally, ranks: list[int | None], length: int, *, cap: bool = False) -> None:
     """Keystrokes for a word of `length` letters: up to the accept key (with `cap`, never
     more than `length`), or `length` when it was never accepted."""
     for k in KS:
@@ -218,8 +218,8 @@ def _type_typo(context: str, typo: Typo, predict: Predict, tally: Tally) -> None
     mistake and its repair are the typist's, not the engine's: a word never recovered is
     charged as if typed right).
     """
-    ranks = _walk(context, typo.typed, typo.intended, len(typo.typed) + 1, predict, tally)
-    _charge(tally, ranks, len(typo.intended), cap=True)
+    ranks = walk(context, typo.typed, typo.intended, len(typo.typed) + 1, predict, tally)
+    charge(tally, ranks, len(typo.intended), cap=True)
     tally.corrupted += 1
     for k in KS:
         accepted = _accepted(ranks, k)
@@ -304,6 +304,7 @@ def evaluate_file(
     doc_words: int | None = None,
     modes: dict[str, Callable[[], Predict]] | None = None,
     typos: TypoRun | None = None,
+    phrases: Callable[[list[str], str], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Run every predictor over one file; the first predictor is the one reported on top.
 
@@ -313,6 +314,10 @@ def evaluate_file(
     `modes` holds the first predictor with corrections "off" and "on" (either or both):
     each is typed on the clean text (`corrections` in the result; one that is also in
     `predictors` is not typed again) and, with `typos`, on the corrupted text (`typos`).
+
+    `phrases` measures the ghost text on the same documents (evaluation/phrases.py,
+    given the documents and the file's name); its figures go under `phrases`, beside
+    the first predictor's word-only KSR on the same text (`word_ksr@k`).
     """
     if typos is not None and not modes:
         raise ValueError("typos need the modes to type the corrupted text in")
@@ -344,9 +349,15 @@ def evaluate_file(
             same = [results[n] for n, m in predictors.items() if m is make]
             label = f"{path.name} [corrections {mode}]"
             clean[mode] = same[0] if same else _type_all(docs, make, make, label, progress)
-        out["corrections"] = {mode: t.quality() for mode, t in clean.items()}
+        out["corrections"] = {
+            mode: {**t.quality(), "latency_ms": t.latency()} for mode, t in clean.items()
+        }
     if typos is not None and modes:
         out["typos"] = _type_typos(docs, typos, modes, path.name, progress)
+    if phrases is not None:
+        block = phrases(docs, path.name)
+        block.update({f"word_ksr@{k}": out[f"ksr@{k}"] for k in KS})
+        out["phrases"] = block
     return out
 
 
@@ -360,7 +371,7 @@ def _type_all(
 ) -> Tally:
     """One predictor over the documents (with their typos, if given)."""
     tally = Tally()
-    bar = _progress(len(docs), label, progress)
+    bar = progress_bar(len(docs), label, progress)
     for i, doc in enumerate(docs):
         # A fresh predictor per document: per-document state starts empty.
         if is_han_document(doc):
@@ -412,7 +423,7 @@ def speller_rates(typos: Sequence[Typo], suggest: Suggest) -> dict[str, float]:
     return {f"correction@{k}": round(hits[k] / n, 4) for k in KS}
 
 
-def _progress(total: int, desc: str, enabled: bool) -> Any:
+def progress_bar(total: int, desc: str, enabled: bool) -> Any:
     from tqdm import tqdm
 
     return tqdm(total=total, desc=desc, unit="doc", disable=not enabled, file=sys.stderr)
