@@ -136,6 +136,7 @@ class Decider:
         self._anchor = 0
         self._boundary = None
         self._ahead = {}
+        self._guessed = ""
 
     def has_cached(self, context: str) -> bool:
         """True when a decision at this boundary is already made (no model call needed)."""
