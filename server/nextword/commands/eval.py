@@ -8,6 +8,7 @@ import json
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from nextword.data.textfiles import check_text_file
 from nextword.errors import CommandError
+from nextword.evaluation.phrases import EXACT_N, PHRASE_WORDS, PhraseTypist, measure_phrases
 from nextword.evaluation.typist import KS, Predict, Suggest, TypoRun, evaluate_file
 
 # Where `nextword prepare-corpus` keeps what it fetched (codespell's wheel among them).
@@ -75,6 +77,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="nextword's typo corrections: off, on, or both compared on the same text "
         "(default: off; on with --typos)",
     )
+    parser.add_argument(
+        "--phrases",
+        action="store_true",
+        help="measure the ghost-text phrases at word boundaries (docs/EVAL.md): "
+        "ExactMatch@1..5, coverage, the phrase-accepting typist's KSR beside the word-only "
+        "KSR, and the phrase latency",
+    )
     parser.add_argument("--json", action="store_true", help="last line: one JSON object")
     parser.add_argument(
         "--plot",
@@ -116,10 +125,7 @@ def run(args: argparse.Namespace) -> int:
 
     def nextword_predictor(correct: bool) -> Callable[[], Predict]:
         def make() -> Predict:
-            decider = engine.decider()
-            return lambda context, prefix, k: [
-                c.text for c in decider.decide(context, prefix, k, correct=correct)
-            ]
+            return _predict(engine.decider(), correct)
 
         return make
 
@@ -140,6 +146,11 @@ def run(args: argparse.Namespace) -> int:
         predictors.update(english)
         cjk_predictors.update(chinese)
     progress = not args.no_progress
+    phrases = None
+    if args.phrases:
+        # Between phrases the typist types in the correction mode reported on top.
+        typist = _phrase_typist(engine, correct=next(iter(modes)) == "on")
+        phrases = partial(measure_phrases, make=typist, progress=progress)
     with ExitStack() as spellers:
         typos = None
         if args.typos is not None:
@@ -154,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
                 cjk_predictors=cjk_predictors,
                 modes=modes if wanted_modes else None,
                 typos=typos,
+                phrases=phrases,
             )
             for path in args.files
         ]
@@ -161,6 +173,8 @@ def run(args: argparse.Namespace) -> int:
     for result in results:
         result["backend"] = backend
         result["model"] = str(engine.loaded.path)
+        if "phrases" in result:
+            result["phrases"]["threshold"] = engine.engines["en"].phrase_threshold
         if notes:
             result["notes"] = notes
     for note in notes:
@@ -172,6 +186,28 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_table(results, ks, backend)
     return 0
+
+
+def _predict(decider: Any, correct: bool) -> Predict:
+    """One document's decider as the typist asks it: the candidates' words."""
+    return lambda context, prefix, k: [
+        c.text for c in decider.decide(context, prefix, k, correct=correct)
+    ]
+
+
+def _phrase_typist(engine: Any, *, correct: bool) -> Callable[[], PhraseTypist]:
+    """Per document, a decider asked for candidates and for the phrase it shows."""
+
+    def make() -> PhraseTypist:
+        decider = engine.decider()
+
+        def show(context: str) -> tuple[str, ...] | None:
+            phrase = decider.shown_phrase(context, "", PHRASE_WORDS)
+            return None if phrase is None else phrase.words
+
+        return PhraseTypist(_predict(decider, correct), show)
+
+    return make
 
 
 def _training_files(engine: Any, corpus: Path) -> list[Path]:
@@ -288,6 +324,8 @@ def _print_table(results: list[dict[str, Any]], ks: list[int], backend: str) -> 
             _print_corrections(r["corrections"], ks)
         if "typos" in r:
             _print_typos(r["typos"], ks)
+        if "phrases" in r:
+            _print_phrases(r["phrases"], ks, backend)
 
 
 def _print_corrections(figures: dict[str, dict[str, float]], ks: list[int]) -> None:
@@ -314,6 +352,23 @@ def _print_typos(typos: dict[str, Any], ks: list[int]) -> None:
             )
             parts.append("corrupted text " + ", ".join(f"ksr@{k} {q[f'ksr@{k}']:.4f}" for k in ks))
         print(f"    {name:<16} " + "; ".join(parts))
+
+
+def _print_phrases(figures: dict[str, Any], ks: list[int], backend: str) -> None:
+    rates = {n: figures[f"exact_match@{n}"] for n in EXACT_N}
+    # None: no phrase of N words was shown (N beyond the longest phrase, at least).
+    exact = ", ".join(f"@{n} {'-' if r is None else f'{r:.4f}'}" for n, r in rates.items())
+    print(
+        f"  phrases (threshold {figures['threshold']}): shown at {figures['shown']} of "
+        f"{figures['boundaries']} boundaries (coverage {figures['coverage']:.4f}, "
+        f"{figures['mean_words']:.2f} words); exact match {exact}"
+    )
+    ksr = ", ".join(
+        f"ksr@{k} {figures[f'ksr@{k}']:.4f} (word-only {figures[f'word_ksr@{k}']:.4f})" for k in ks
+    )
+    lat = figures["latency_ms"]
+    print(f"    phrase-accepting typist: {ksr}; {figures['accepted_words']} words accepted")
+    print(f"    phrase latency ({backend}): p50 {lat['p50']:.2f} ms p95 {lat['p95']:.2f}")
 
 
 def plot_library() -> Any:
