@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 
 def test_a_set_phrase_is_completed(default_engine: Any) -> None:
     decider = default_engine.decider()
@@ -11,6 +13,25 @@ def test_a_set_phrase_is_completed(default_engine: Any) -> None:
     assert phrase is not None and phrase.words[0] == "questions"
     assert len(phrase.words) >= 2
     assert phrase.score == sum(phrase.logprobs) / len(phrase.logprobs)
+
+
+def test_reaching_a_boundary_seen_ahead_decides_as_if_typed(default_engine: Any) -> None:
+    """The look ahead only spares the forward: the words the user then writes count in
+    the document caches as they would have without it."""
+    text = "The zorblax ate. The zorblax slept. The zorblax ran. The "
+    plain = default_engine.decider()
+    plain.decide(text, "", 5)
+    expected = plain.decide(text + "zorblax ", "", 5)
+    ahead = default_engine.decider()
+    ahead.decide(text, "", 5)
+    phrase = ahead.phrase(text, "zor", max_words=3)
+    assert phrase is not None and phrase.words[0] == "zorblax"
+    assert ahead.has_ahead(text + "zorblax ")
+    forwards = ahead.stats.forwards
+    found = ahead.decide(text + "zorblax ", "", 5)
+    assert [c.text for c in found] == [c.text for c in expected]
+    assert [c.prob for c in found] == pytest.approx([c.prob for c in expected], rel=1e-4)
+    assert ahead.stats.forwards == forwards
 
 
 def test_typing_through_a_phrase_needs_no_model_call(default_engine: Any) -> None:
@@ -33,9 +54,9 @@ def test_typing_elsewhere_drops_what_was_decided_ahead(default_engine: Any) -> N
     context = "It was the best of times, it was the "
     phrase = decider.phrase(context, max_words=3)
     assert phrase is not None
-    assert decider.has_cached(context + phrase.words[0] + " ")
+    assert decider.has_ahead(context + phrase.words[0] + " ")
     decider.decide(context + "zebra ", "", 3)  # the user wrote something else
-    assert not decider.has_cached(context + phrase.words[0] + " ")
+    assert not decider.has_ahead(context + phrase.words[0] + " ")
 
 
 def test_a_phrase_stops_where_the_words_stop(default_engine: Any) -> None:
@@ -44,7 +65,7 @@ def test_a_phrase_stops_where_the_words_stop(default_engine: Any) -> None:
     context = "There are many ways to do it, for "
     phrase = decider.phrase(context, "exa", max_words=4)
     assert phrase is not None and phrase.words == ("example",)
-    step = decider._cached(context + "example ")
+    step = decider._ahead.get(context + "example ")
     assert step is not None and step.word_mass < 0.5
 
 

@@ -142,12 +142,17 @@ class Decider:
         """True when a decision at this boundary is already made (no model call needed)."""
         return self._cached(context) is not None
 
+    def has_ahead(self, context: str) -> bool:
+        """True when the model already ran for this boundary, ahead of the text: deciding
+        it is the mixture alone (a few ms, no forward)."""
+        return context in self._ahead
+
     def _cached(self, context: str) -> _Boundary | None:
-        """The boundary decided at `context`, now or ahead of the text; None if none."""
+        """The boundary decided at `context`; None if none (see `has_ahead`)."""
         boundary = self._boundary
         if boundary is not None and boundary.context == context:
             return boundary
-        return self._ahead.get(context)
+        return None
 
     def decide(
         self,
@@ -171,7 +176,7 @@ class Decider:
         if k <= 0 or (prefix and not is_word(prefix)):
             return []
         if context in self._ahead:
-            self._advance(context)  # the text reached a boundary decided ahead of it
+            self._advance(context)  # the text reached a boundary the model saw ahead
         cached = self.filter_cached(context, prefix, k, correct=correct)
         if cached is not None and (cached or not spell or not prefix):
             return cached
@@ -216,11 +221,12 @@ class Decider:
         if boundary is not None and boundary.context == context:
             return boundary
         ahead = self._ahead.get(context)
+        # Decided ahead, the boundary lacked the words the user has now written: it is
+        # mixed again with the document's counts, over the model output already computed.
+        boundary = self._decide_boundary(context, reuse=ahead)
         if ahead is not None:
             self.stats.ahead_hits += 1
-            boundary = ahead
         else:
-            boundary = self._decide_boundary(context)
             self.stats.decisions += 1
         self._boundary = boundary
         # What lies beyond this context is still ahead; the rest was not written.
@@ -350,11 +356,14 @@ class Decider:
             ids = tok.encode("\n", add_special_tokens=False).ids
         return ids[-self.window_tokens :]
 
-    def components(self, context: str, *, update: bool = True) -> Components:
+    def components(
+        self, context: str, *, update: bool = True, reuse: _Boundary | None = None
+    ) -> Components:
         """The word distributions mixed at this boundary, each with its weight name.
 
         With `update` False (a look ahead over guessed words), the document caches
-        are not brought up to `context`.
+        are not brought up to `context`. `reuse`, a boundary decided ahead at this
+        context, lends its model output when the token window is the same.
         """
         engine, lex = self.engine, self.engine.lexicon
         # A component weighted 0 (a Chinese model has no word trigram or document
@@ -363,7 +372,10 @@ class Decider:
         # A single space before the word belongs to the word's first token (" the").
         lead = " " if context.endswith(" ") else ""
         tokens = self._window(context[:-1] if lead else context)
-        logprobs = self._scorer.logprobs(tokens)
+        if reuse is not None and reuse.tokens == tokens:
+            logprobs = reuse.logprobs
+        else:
+            logprobs = self._scorer.logprobs(tokens)
         self.stats.forwards = self._scorer.forwards
 
         first, cond = (lex.first_space, lex.cond_space) if lead else (lex.first_bare, lex.cond_bare)
@@ -407,8 +419,10 @@ class Decider:
             parts.append(following(USERBIGRAM, pairs, lex.index))
         return parts
 
-    def _decide_boundary(self, context: str, *, update: bool = True) -> _Boundary:
-        found = self.components(context, update=update)
+    def _decide_boundary(
+        self, context: str, *, update: bool = True, reuse: _Boundary | None = None
+    ) -> _Boundary:
+        found = self.components(context, update=update, reuse=reuse)
         # Weights of the components present renormalised: an empty document has no
         # document-local evidence, and its share goes to the others.
         weights = [self.mixture.weight(p.name) * p.confidence for p in found.parts]
