@@ -371,7 +371,9 @@ def known_misspellings() -> set[str]:
 
 
 def finish_export(out: Path, corpus: Path, sources: list[str], fit_words: int) -> None:
-    """Fit the mixture on dev text, then write the model card."""
+    """Fit the mixture (and, where its dev text is there, the phrase threshold) on dev
+    text, then write the model card."""
+    from nextword.training import phrase_fit
     from nextword.training.mixture import fit_and_save, fit_han_and_save
     from nextword.training.modelcard import write_card
 
@@ -379,6 +381,8 @@ def finish_export(out: Path, corpus: Path, sources: list[str], fit_words: int) -
         fit_han_and_save(out, corpus_files(corpus, "dev", sources))
     else:
         fit_and_save(out, corpus_files(corpus, "dev", sources), fit_words)
+        if all((corpus / "dev" / f"{name}.txt").exists() for name in phrase_fit.FIT_FILES):
+            phrase_fit.main(["--model", str(out), "--corpus", str(corpus)])
     write_card(out, corpus / "manifest.json")
 
 
