@@ -10,6 +10,8 @@ import from here, never from each other. The raw JSON-RPC client is the benchmar
 from __future__ import annotations
 
 import asyncio
+import json
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from nextword.engine import DEFAULT_MODEL
 from nextword.evaluation.lspclient import SERVE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +48,15 @@ def plain(obj: Any) -> Any:
     if isinstance(obj, (list, tuple)):
         return [plain(v) for v in obj]
     return obj
+
+
+def phrase_model(folder: Path, threshold: float = -10.0) -> Path:
+    """A copy of the bundled model with its phrase threshold set to `threshold`: at -10
+    nearly every phrase of two words or more is shown, so tests meet one anywhere."""
+    model = folder / "phrase-model"
+    shutil.copytree(DEFAULT_MODEL, model)
+    (model / "phrases.json").write_text(json.dumps({"threshold": threshold}), encoding="utf-8")
+    return model
 
 
 def nextword(*args: str, check: bool = True, **kwargs) -> subprocess.CompletedProcess[str]:

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from helpers import ROOT, nextword
+from helpers import ROOT, nextword, phrase_model
 from nextword.lsp.settings import DEFAULT_LANGUAGES, Settings
 
 pynvim = pytest.importorskip("pynvim", reason="run scripts/install-neovim")
@@ -73,8 +73,9 @@ def wait_for(probe: Callable[[], T], what: str, timeout: float = TIMEOUT) -> T:
         time.sleep(0.05)
 
 
-def start_nvim(home: Path, options: str = "{}") -> Any:
-    """A headless nvim with the plugin on the runtimepath and `setup(options)` called."""
+def start_nvim(home: Path, options: str = "{}", *, before: str = "") -> Any:
+    """A headless nvim with the plugin on the runtimepath and `setup(options)` called
+    (after the Lua `before`: the user's own configuration)."""
     env = {
         "XDG_CONFIG_HOME": home / "config",
         "XDG_DATA_HOME": home / "data",
@@ -88,6 +89,8 @@ def start_nvim(home: Path, options: str = "{}") -> Any:
     nvim = pynvim.attach("child", argv=argv)
     nvim.command("set noshowmode")
     nvim.exec_lua(HARNESS)
+    if before:
+        nvim.exec_lua(before)
     nvim.exec_lua(f"require('nextword').setup({options})")
     return nvim
 
@@ -467,3 +470,84 @@ def test_a_typo_is_offered_corrected_and_accepting_replaces_it(editor: Any, tmp_
     assert editor.current.buffer[:] == [FIXED]
     assert [n for n in notes(editor) if n["level"] >= WARN] == []
     editor.command("bwipeout!")
+
+
+# The ghost text drawn at the cursor: the text of the plugin's extmark there, if any.
+GHOST = """
+local ns = vim.api.nvim_get_namespaces()["nextword_ghost"]
+if not ns then return nil end
+local marks = vim.api.nvim_buf_get_extmarks(0, ns, 0, -1, { details = true })
+local mark = marks[1]
+if not mark then return nil end
+local cursor = vim.api.nvim_win_get_cursor(0)
+if mark[2] ~= cursor[1] - 1 or mark[3] ~= cursor[2] then return nil end
+return mark[4].virt_text[1][1]
+"""
+CONTEXT = "It was the best of times, it was the "
+
+
+def ghost_text(nvim: Any) -> str | None:
+    return nvim.exec_lua(GHOST)
+
+
+def keymap(nvim: Any, lhs: str) -> dict[str, Any]:
+    return nvim.call("maparg", lhs, "i", False, True)
+
+
+def test_ghost_text_shows_a_phrase_tab_takes_it_and_ctrl_right_a_word(tmp_path: Path) -> None:
+    # A model whose phrase threshold lets nearly any phrase through (helpers.phrase_model).
+    model = phrase_model(tmp_path)
+    nvim = start_nvim(tmp_path, f"{{ settings = {{ model = {json.dumps(str(model))} }} }}")
+    try:
+        nvim.command(f"edit {tmp_path / 'probe.txt'}")
+        wait_for(lambda: nvim.exec_lua("return _G.nextword_ready()"), "the server and its model")
+        attach(nvim, tmp_path / "ghost.txt")
+        assert keymap(nvim, "<Tab>")["desc"].startswith("nextword: ")
+        assert keymap(nvim, "<C-Right>")["desc"].startswith("nextword: ")
+        # No ghost text yet: <Tab> does what it did (Neovim's default: a tab).
+        nvim.input("i<Tab>")
+        wait_for(lambda: nvim.current.line == "\t", "a tab from <Tab> without ghost text")
+        nvim.input(CONTEXT)
+        typed = "\t" + CONTEXT
+        phrase = wait_for(
+            lambda: (text := ghost_text(nvim)) and " " in text and text,
+            "a phrase of several words as virtual text at the cursor",
+        )
+        words = phrase.split(" ")
+        assert len(words) >= 2 and all(w for w in words), phrase
+
+        nvim.input("<C-Right>")  # one word, and the space after it
+        wait_for(lambda: nvim.current.line != typed, "the word accepted")
+        assert nvim.current.line == typed + words[0] + " "
+        assert nvim.api.get_mode()["mode"] == "i"
+        rest = wait_for(lambda: ghost_text(nvim), "the rest of the phrase still shown")
+        assert rest.split(" ")[0] == words[1], (phrase, rest)
+        time.sleep(0.5)  # the server's answer for the new text has come
+        rest = ghost_text(nvim)
+        assert rest, "the ghost text went away"
+
+        before = nvim.current.line
+        nvim.input("<Tab>")  # all of it
+        wait_for(lambda: nvim.current.line != before, "the ghost text accepted")
+        assert nvim.current.line == before + rest
+        assert nvim.current.window.cursor == (1, len(nvim.current.line.encode()))
+        nvim.input("<Esc>")
+        wait_for(lambda: ghost_text(nvim) is None, "no ghost text outside Insert mode")
+        assert [n for n in notes(nvim) if n["level"] >= WARN] == []
+    finally:
+        quit_nvim(nvim)
+
+
+def test_a_key_the_user_mapped_is_never_taken(tmp_path: Path) -> None:
+    mine = 'vim.keymap.set("i", "<Tab>", "<C-t>", { desc = "my indent" })'
+    nvim = start_nvim(tmp_path, before=mine)
+    try:
+        attach(nvim, tmp_path / "mapped.txt")
+        assert keymap(nvim, "<Tab>")["desc"] == "my indent"
+        assert keymap(nvim, "<C-Right>")["desc"].startswith("nextword: ")
+        keys = nvim.exec_lua("return require('nextword.ghost').keys[vim.fn.bufnr()]")
+        assert keys == {"mapped": ["<C-Right>"], "skipped": ["<Tab>"]}
+        report = checkhealth(nvim)
+        assert "<Tab>" in report and "already mapped" in report, report
+    finally:
+        quit_nvim(nvim)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, nextword
+from helpers import ROOT, nextword, phrase_model
 
 EXTENSION = ROOT / "vscode-extension"
 ARTIFACTS = EXTENSION / "artifacts"
@@ -80,7 +80,7 @@ def test_extension_lints(extension_deps: dict[str, str]) -> None:
     run(["npm", "run", "lint"], env=extension_deps, cwd=EXTENSION, timeout=300)
 
 
-def test_extension_in_vscode(extension_deps: dict[str, str]) -> None:
+def test_extension_in_vscode(extension_deps: dict[str, str], tmp_path: Path) -> None:
     env = extension_deps
     vsix = EXTENSION / "nextword.vsix"
     vsix.unlink(missing_ok=True)
@@ -93,6 +93,8 @@ def test_extension_in_vscode(extension_deps: dict[str, str]) -> None:
         "--cache", env["NEXTWORD_VSCODE_CACHE"],
         "--vsix", str(vsix),
         "--artifacts", str(ARTIFACTS),
+        # The bundled model with a phrase threshold that lets nearly any phrase through.
+        "--model", str(phrase_model(tmp_path)),
     ]  # fmt: skip
     if os.environ.get("NEXTWORD_UPDATE_SCREENSHOT") == "1":
         cmd += ["--screenshot", str(EXTENSION / "screenshot.png")]
@@ -113,6 +115,14 @@ def test_extension_in_vscode(extension_deps: dict[str, str]) -> None:
     assert accepted in labels, failure
     assert ghost, failure
     assert result.get("fileText") == f"Thank you for your {accepted} {ghost}", failure
+    # A phrase of several words as ghost text: Ctrl+Right took its first word, Tab the rest.
+    phrase = result.get("phrase", {})
+    context = "It was the best of times, it was the "
+    words = phrase.get("shown", "").split()
+    assert len(words) >= 2, f"{phrase}\n{failure}"
+    assert phrase.get("afterWord", "").rstrip() == context + words[0], f"{phrase}\n{failure}"
+    assert phrase.get("fileText") == context + phrase["shown"], f"{phrase}\n{failure}"
+    assert result["checks"].get("phraseWord") and result["checks"].get("phraseAll"), failure
     # Chinese: the suggest widget offered predict's decision for the same text (k 5, the
     # default), Han continuations only, and the first one went in after the text.
     predicted = json.loads(nextword("predict", CHINESE, "--json").stdout)

@@ -3,15 +3,17 @@
 //
 // It installs the .vsix, opens a text file, types a sentence, reads nextword's candidates
 // from the suggest widget, accepts one, saves, checks the file on disk, then checks the
-// inline ghost text, Chinese (Han continuations after "😀 今天天气很", the same as
+// inline ghost text, a phrase of several words as ghost text (Ctrl+Right takes its next
+// word, Tab the rest), Chinese (Han continuations after "😀 今天天气很", the same as
 // `nextword predict`'s, inserted at the cursor), a typo's correction (offered, and replacing
 // the typed word when accepted), the status bar's stats, the learning status command, and
 // the notice for a missing server. Prints one JSON object (the result) on its
 // last line and exits 0 when every check passed.
 //
-//   node e2e/run.mjs --cache DIR --vsix FILE --artifacts DIR [--screenshot FILE]
+//   node e2e/run.mjs --cache DIR --vsix FILE --artifacts DIR [--model DIR] [--screenshot FILE]
 //
-// `nextword` must be on PATH: the extension finds it there, as a user's would.
+// `nextword` must be on PATH: the extension finds it there, as a user's would. `--model`
+// is the `nextword.model` setting (the tests give a model whose phrases always show).
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
@@ -25,6 +27,7 @@ const { values: args } = parseArgs({
     cache: { type: "string" },
     vsix: { type: "string" },
     artifacts: { type: "string" },
+    model: { type: "string" },
     screenshot: { type: "string" },
   },
 });
@@ -37,6 +40,8 @@ const { chromium } = require("playwright-core");
 const codeServer = path.join(installed, "node_modules/code-server/out/node/entry.js");
 
 const SENTENCE = "Thank you for your";
+// Where the phrase model offers a phrase of several words (tests/server/test_phrases_server.py).
+const PHRASE_CONTEXT = "It was the best of times, it was the ";
 // An emoji first: two UTF-16 code units, so a server counting characters or bytes would
 // put the cursor (UTF-16 column 8) and the insertion elsewhere.
 const CHINESE = "😀 今天天气很";
@@ -108,6 +113,7 @@ try {
     "telemetry.telemetryLevel": "off",
     "git.enabled": false,
     "editor.inlineSuggest.enabled": true,
+    ...(args.model ? { "nextword.model": path.resolve(args.model) } : {}),
   };
   fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
   fs.writeFileSync(settingsFile, JSON.stringify(settings));
@@ -117,6 +123,8 @@ try {
   fs.writeFileSync(chineseFile, "");
   const typoFile = path.join(workspace, "typo.txt");
   fs.writeFileSync(typoFile, "");
+  const phraseFile = path.join(workspace, "phrase.txt");
+  fs.writeFileSync(phraseFile, "");
 
   const port = await freePort();
   const config = path.join(tmp, "config.yaml");
@@ -195,7 +203,8 @@ try {
   await page.keyboard.press("Alt+Backslash"); // editor.action.inlineSuggest.trigger
   const ghost = editor.locator('[class*="ghost-text"]').first();
   await ghost.waitFor();
-  result.ghostText = (await ghost.textContent())?.trim() ?? "";
+  // The editor draws the ghost text's spaces as no-break spaces (a phrase has some).
+  result.ghostText = ((await ghost.textContent()) ?? "").replace(/\u00a0/g, " ").trim();
   log(`ghost text: ${JSON.stringify(result.ghostText)}`);
   await page.screenshot({ path: path.join(args.artifacts, "ghost-text.png") });
   await page.keyboard.press("Tab");
@@ -206,6 +215,48 @@ try {
   );
   result.checks.ghostText = result.ghostText.length > 0;
   mark("ghost text");
+
+  // A phrase: after a space the ghost text shows several words. Ctrl+Right (VS Code's
+  // "accept next word") takes one of them, Tab takes the rest.
+  await quickOpen("phrase.txt");
+  await page.keyboard.type(PHRASE_CONTEXT, { delay: 40 });
+  result.phrase = {};
+  // The editor draws the ghost text's spaces as no-break spaces.
+  const ghostText = async () =>
+    ((await ghost.textContent({ timeout: 1000 })) ?? "").replace(/\u00a0/g, " ").trim();
+  const suggestShown = async () =>
+    (await page.locator(".editor-widget.suggest-widget.visible").count()) > 0;
+  // VS Code asks for ghost text as you type (and hides the popup while it shows); when
+  // it shows no phrase, or the popup is open over it, ask again by hand.
+  let askedPhrase = Date.now();
+  await waitFor(async () => {
+    result.phrase.shown = await ghostText().catch(() => "");
+    if (result.phrase.shown.split(/\s+/).length >= 2 && !(await suggestShown())) return true;
+    if (Date.now() - askedPhrase > 2000) {
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("Alt+Backslash"); // editor.action.inlineSuggest.trigger
+      askedPhrase = Date.now();
+    }
+    return false;
+  }, "a phrase of several words as ghost text", 15_000);
+  log(`phrase ghost text: ${JSON.stringify(result.phrase.shown)}`);
+  await page.screenshot({ path: path.join(args.artifacts, "phrase.png") });
+  const readPhraseFile = () => fs.readFileSync(phraseFile, "utf8");
+  await page.keyboard.press("Control+ArrowRight");
+  await page.keyboard.press("Control+S");
+  await waitFor(() => readPhraseFile() !== PHRASE_CONTEXT, "one word of the phrase accepted");
+  result.phrase.afterWord = readPhraseFile();
+  await ghost.waitFor();
+  result.phrase.rest = await ghostText();
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Control+S");
+  await waitFor(() => readPhraseFile() !== result.phrase.afterWord, "the rest of the phrase accepted");
+  result.phrase.fileText = readPhraseFile();
+  const [firstWord] = result.phrase.shown.split(/\s+/);
+  result.checks.phraseWord = result.phrase.afterWord.trimEnd() === PHRASE_CONTEXT + firstWord;
+  result.checks.phraseAll = result.phrase.fileText === PHRASE_CONTEXT + result.phrase.shown;
+  log(`phrase: ${JSON.stringify(result.phrase)}`);
+  mark("phrase");
 
   // Chinese, in a file of its own (the context is the whole text before the cursor, as
   // predict's): the Han characters typed open the suggest widget with Han continuations,

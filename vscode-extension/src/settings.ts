@@ -18,6 +18,8 @@ export const SERVER_SETTINGS = [
   "windowTokens",
   "throttleMs",
   "inline",
+  "phraseWords",
+  "speculate",
   "corrections",
   "languages",
   "logLevel",

@@ -12,17 +12,26 @@ local M = {}
 ---@field temperature? number 0 ranks by probability; > 0 samples the order (0..5)
 ---@field windowTokens? integer Tokens of context before the cursor (16..512)
 ---@field throttleMs? integer At most one model decision per document per interval
+---@field phraseWords? integer Most words ghost text offers as a phrase (0..8; 0 = phrases off)
+---@field speculate? boolean Decide the next word boundary while a likely word is typed
 ---@field corrections? "prose"|"always"|"off" Offer the word a misspelled prefix stands for
 ---@field languages? string[] LSP languageIds served; nil = the ids of `filetypes`
 ---@field logLevel? "error"|"warning"|"info"|"debug"|"trace"
 ---@field learning? boolean Learn your words locally (off by default; `:NextwordForget` deletes them)
 ---@field learningScope? "user"|"workspace" Where learned words are kept
 
+--- Insert-mode keys for the ghost text; false leaves a key unmapped. A key you (or another
+--- plugin) mapped is never taken; with no ghost text shown, a key does what it did before.
+---@class nextword.Keys
+---@field accept? string|false Accept all of the ghost text
+---@field accept_word? string|false Accept its next word
+
 ---@class nextword.Config
 ---@field cmd? string[] The language server command, executable first
 ---@field filetypes? string[] Filetypes whose buffers get completions
 ---@field autotrigger? boolean Open the popup while typing
----@field inline? boolean Ghost text where Neovim has `vim.lsp.inline_completion` (0.12+)
+---@field inline? boolean Ghost text after the cursor (a phrase, or the rest of the top word)
+---@field keys? nextword.Keys
 ---@field completeopt? string|false 'completeopt' for attached buffers; false leaves it alone
 ---@field settings? nextword.Settings
 
@@ -31,6 +40,7 @@ local M = {}
 ---@field filetypes string[]
 ---@field autotrigger boolean
 ---@field inline boolean
+---@field keys nextword.Keys
 ---@field completeopt string|false
 ---@field settings nextword.Settings
 
@@ -65,7 +75,11 @@ M.defaults = {
     "toml",
   },
   autotrigger = true, -- popup at a space (prose), refined as you type; false: <C-x><C-o> only
-  inline = true, -- ghost text on Neovim >= 0.12 (0.11: the popup); also the server's `inline`
+  inline = true, -- ghost text (virtual text) after the cursor; also the server's `inline`
+  keys = { -- Insert-mode keys for the ghost text (false: none); a key already mapped is left alone
+    accept = "<Tab>", -- accept all of it (the phrase); without ghost text, Tab as before
+    accept_word = "<C-Right>", -- accept its next word; without ghost text, <C-Right> as before
+  },
   completeopt = "menuone,noselect,popup", -- noselect: only <C-n>/<C-p> then <C-y> accept a word
   settings = { -- sent to the server as initializationOptions and the "nextword" configuration section
     model = nil, -- model directory; nil = the bundled model
@@ -74,6 +88,8 @@ M.defaults = {
     temperature = 0, -- 0 ranks by probability; > 0 samples the order (0..5)
     windowTokens = 128, -- tokens of context before the cursor (16..512; 64-128 advised)
     throttleMs = 50, -- at most one model decision per document per interval (ms)
+    phraseWords = 4, -- most words ghost text offers as a phrase (0..8); 0 = phrases off
+    speculate = true, -- decide the next word boundary while a likely word is still typed
     corrections = "prose", -- offer the intended word for a misspelled prefix: prose | always (code too) | off
     languages = nil, -- languageIds served; nil = the language ids of `filetypes`
     logLevel = "info", -- error | warning | info | debug | trace (trace logs your text)
@@ -106,6 +122,12 @@ function M.merge(opts)
   vim.validate("filetypes", merged.filetypes, "table")
   vim.validate("autotrigger", merged.autotrigger, "boolean")
   vim.validate("inline", merged.inline, "boolean")
+  vim.validate("keys", merged.keys, "table")
+  for _, name in ipairs({ "accept", "accept_word" }) do
+    vim.validate("keys." .. name, merged.keys[name], function(v)
+      return type(v) == "string" or v == false
+    end, "a key (string) or false")
+  end
   vim.validate("completeopt", merged.completeopt, function(v)
     return type(v) == "string" or v == false
   end, "a 'completeopt' value or false")

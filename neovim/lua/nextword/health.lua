@@ -107,6 +107,32 @@ local function check_start(cmd)
   end
 end
 
+--- The ghost text and its keys: which the plugin mapped, which it left to their owner.
+---@param options nextword.Options
+local function check_ghost(options)
+  if not options.inline then
+    return health.info("ghost text: off (`inline = false`)")
+  end
+  local keys = {}
+  for _, name in ipairs({ "accept", "accept_word" }) do
+    if options.keys[name] then
+      table.insert(keys, ("%s %s"):format(name, options.keys[name]))
+    end
+  end
+  health.ok("ghost text: on; keys: " .. (#keys > 0 and table.concat(keys, ", ") or "none"))
+  local skipped = {}
+  for bufnr, record in pairs(require("nextword.ghost").keys) do
+    for _, lhs in ipairs(record.skipped) do
+      skipped[lhs] = skipped[lhs] or vim.fn.bufname(bufnr)
+    end
+  end
+  for lhs, name in pairs(skipped) do
+    health.warn(("%s is already mapped in Insert mode (in %s): nextword left it alone"):format(lhs, name), {
+      "Set another key in setup({ keys = { ... } }), or false for none",
+    })
+  end
+end
+
 function M.check()
   health.start("nextword")
   if vim.fn.has("nvim-0.11") == 1 then
@@ -133,11 +159,7 @@ function M.check()
   end
   check_start(options.cmd)
   check_doctor(options.cmd)
-  if vim.lsp.inline_completion then
-    health.ok(options.inline and "ghost text: on" or "ghost text: off (`inline = false`)")
-  else
-    health.info("ghost text needs Neovim 0.12 (vim.lsp.inline_completion); 0.11 shows the popup")
-  end
+  check_ghost(options)
   health.info("filetypes: " .. table.concat(options.filetypes, ", "))
 end
 

@@ -6,6 +6,7 @@
 --- and not respawned for each buffer opened (`vim.lsp.enable` retries, and warns, at every
 --- FileType) until `:NextwordRestart`.
 local config = require("nextword.config")
+local ghost = require("nextword.ghost")
 
 local M = {}
 
@@ -104,9 +105,10 @@ local function on_attach(client, bufnr)
   if options.completeopt then
     vim.bo[bufnr].completeopt = options.completeopt
   end
-  -- Ghost text arrives with Neovim 0.12; on 0.11 the popup is all there is.
-  if options.inline and vim.lsp.inline_completion then
-    vim.lsp.inline_completion.enable(true, { bufnr = bufnr, client_id = client.id })
+  -- Ghost text (a phrase, or the rest of the top word): Neovim 0.11 has no inline
+  -- completion client, so the plugin draws the server's answer itself (ghost.lua).
+  if options.inline then
+    ghost.enable(client, bufnr, options.keys)
   end
 end
 
@@ -225,7 +227,7 @@ function M.format_stats(report, uri)
   local function line(label, c)
     local ms = c.latencyMs or {}
     return ("%s: %d completions, latency p50 %.1f / p95 %.1f / p99 %.1f ms; decisions %d run, %d skipped;"
-      .. " %d cache hits, %d throttled, %d superseded"):format(
+      .. " %d cache hits, %d throttled, %d superseded; %d of %d boundaries decided ahead, %d phrases shown"):format(
       label,
       c.completions or 0,
       ms.p50 or 0,
@@ -235,7 +237,10 @@ function M.format_stats(report, uri)
       c.decisionsSkipped or 0,
       c.cacheHits or 0,
       c.throttleWaits or 0,
-      c.superseded or 0
+      c.superseded or 0,
+      c.decidedAhead or 0,
+      c.boundaries or 0,
+      c.phrasesShown or 0
     )
   end
   local lines = { line("all documents", report.overall or {}) }
@@ -380,6 +385,7 @@ function M.setup(opts)
         -- The popup must not keep asking a stopped client.
         vim.lsp.completion.enable(false, client.id, args.buf)
         pcall(vim.api.nvim_del_augroup_by_name, trigger_group(args.buf))
+        ghost.disable(args.buf)
       end
     end,
   })

@@ -3,8 +3,16 @@
 Over a real stdio JSON-RPC connection: one didChange per key, then a completion
 request at the new cursor, at a steady rate (or flat out with `--rate 0`). Reports
 the completion round trip (p50/p95/p99, see docs/EVAL.md "Editor latency"), the
-server's own counters (nextword/stats), its peak RSS (VmHWM) and the cold start:
-process start to the first completion with items.
+server's own counters (nextword/stats), its peak RSS (VmHWM), the cold start
+(process start to the first completion with items) and the server's CPU time per
+typed character (user + system, all its threads, from /proc).
+
+`--inline` asks for ghost text at each key too, as VS Code does (the phrase search
+runs for documents whose client asks for it). `--compare` types the text twice, into
+two fresh servers: first with phrases and speculation off, then with the settings
+given, and reports the two side by side: the share of boundaries decided ahead (by a
+speculation or a phrase), their answer time against the model's boundary decision,
+and the CPU time per character.
 
 `--soak` is the long run instead: `--edits` keystrokes (100,000 by default) spread
 over `--docs` open documents (20), flat out, each followed by a completion request,
@@ -24,6 +32,7 @@ import argparse
 import contextlib
 import hashlib
 import json
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -81,12 +90,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="{}",
         help="initializationOptions for the server, e.g. '{\"throttleMs\": 25}'",
     )
+    parser.add_argument(
+        "--inline", action="store_true", help="ask for ghost text at each key too, as VS Code does"
+    )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="type twice: with phrases and speculation off, then with --settings; side by side",
+    )
 
 
 def _advance(pos: types.Position, ch: str) -> types.Position:
     if ch == "\n":
         return types.Position(pos.line + 1, 0)
     return types.Position(pos.line, pos.character + (2 if ord(ch) > 0xFFFF else 1))
+
+
+def _cpu_s(pid: int) -> float | None:
+    """A process's CPU time so far, user + system, all threads (/proc/PID/stat)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces: count the fields after its ")".
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_mb(pid: int, field: str = "VmHWM") -> float | None:
@@ -127,8 +155,28 @@ def _utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) -> dict[str, Any]:
-    """Spawn a server, type `text` into it and measure; returns the figures."""
+def _inline_request(conn: LspClient, position: types.Position) -> tuple[int, bytes]:
+    return conn.frame_request(
+        types.TEXT_DOCUMENT_INLINE_COMPLETION,
+        types.InlineCompletionParams(
+            context=types.InlineCompletionContext(
+                trigger_kind=types.InlineCompletionTriggerKind.Automatic
+            ),
+            text_document=types.TextDocumentIdentifier(URI),
+            position=position,
+        ),
+    )
+
+
+def replay(
+    text: str, rate: float, settings: dict[str, Any], model: str | None, *, inline: bool = False
+) -> dict[str, Any]:
+    """Spawn a server, type `text` into it and measure; returns the figures.
+
+    Args:
+        inline: ask for ghost text after each key too (written with its completion
+            request, as VS Code sends both).
+    """
     started = time.perf_counter()
     with _served(model, settings) as conn:
         conn.open_document(URI)
@@ -138,8 +186,14 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
         cold_start = time.perf_counter() - started
 
         latencies: dict[str, list[float]] = {"boundary": [], "inword": []}
-        empty = 0
+        # The round trip of each key that ends a word, by how the server decided that
+        # boundary: its counters, asked after the answer, say whether it was ahead.
+        by_source: dict[str, list[float]] = {"model": [], "speculation": [], "phrase": []}
+        counted = {"decidedAhead": 0, "speculationHits": 0}
+        ghost_ms: list[float] = []
+        empty = phrases = 0
         pos = start
+        cpu_before = _cpu_s(conn.proc.pid)
         keys_started = time.perf_counter()
         progress = Progress(len(text), "keys typed")
         for i, ch in enumerate(text):
@@ -147,14 +201,31 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
             after = _advance(pos, ch)
             change = types.TextDocumentContentChangePartial(range=types.Range(pos, pos), text=ch)
             msg_id, data = conn.keystroke(URI, i + 1, change, after)
+            ghost_id = None
+            if inline:
+                ghost_id, ask = _inline_request(conn, after)
+                data += ask
             if rate > 0:
                 time.sleep(max(0.0, keys_started + i / rate - time.perf_counter()))
+            sent = time.perf_counter()
             ms, result = _round_trip(conn, msg_id, data)
             _, prefix = split_prefix(text[: i + 1])
             latencies["inword" if prefix and len(prefix) > 1 else "boundary"].append(ms)
             empty += not (result and result.get("items"))
+            if ghost_id is not None:
+                answer = conn.response(ghost_id)
+                ghost_ms.append((answer.received - sent) * 1000)
+                items = (answer.value() or {}).get("items") or []
+                phrases += bool(items) and " " in items[0]["insertText"]
+            if not prefix:
+                now = conn.request(STATS_REQUEST, None)["overall"]
+                ahead, guessed = (now[name] - counted[name] for name in counted)
+                counted = {name: now[name] for name in counted}
+                source = "speculation" if guessed else "phrase" if ahead else "model"
+                by_source[source].append(ms)
             pos = after
         typing_s = time.perf_counter() - keys_started
+        cpu_after = _cpu_s(conn.proc.pid)
 
         stats = conn.request(STATS_REQUEST, None)
         rss = _rss_mb(conn.proc.pid)
@@ -162,6 +233,8 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
 
     every = sorted(latencies["boundary"] + latencies["inword"])
     overall = stats["overall"]
+    cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    boundaries = overall["boundaries"]
 
     return {
         "keys": len(text),
@@ -177,11 +250,36 @@ def replay(text: str, rate: float, settings: dict[str, Any], model: str | None) 
         "throttle_waits": overall["throttleWaits"],
         "cache_hits": overall["cacheHits"],
         "server_latency_ms": overall["latencyMs"],
+        "boundaries": boundaries,
+        "decided_ahead": overall["decidedAhead"],
+        "speculation_hits": overall["speculationHits"],
+        "speculations": overall["speculations"],
+        "share_ahead": round(overall["decidedAhead"] / boundaries, 3) if boundaries else 0.0,
+        "share_speculation": round(overall["speculationHits"] / boundaries, 3)
+        if boundaries
+        else 0.0,
+        # The engine's own time for a boundary decision that ran the model, and the
+        # server's time to answer the first completion at each boundary, by how the
+        # boundary was decided (now by the model, or ahead by a speculation or a phrase).
+        "decision_ms": overall["decisionMs"],
+        "boundary_answer_ms": overall["boundaryLatencyMs"],
+        "round_trip_ms_by_boundary": {
+            source: {"count": len(ms), **summary(ms)} for source, ms in by_source.items() if ms
+        },
+        "inline": inline,
+        "ghost_round_trip_ms": summary(ghost_ms) if inline else None,
+        "ghost_phrases": phrases,
+        "phrase_searches": overall["phraseSearches"],
+        "cpu_ms_per_key": round(cpu * 1000 / len(text), 3) if cpu is not None and text else None,
         "peak_rss_mb": round(rss, 1) if rss is not None else None,
         "cold_start_s": round(cold_start, 3),
         "exit_code": exit_code,
         "settings": settings,
     }
+
+
+# What --compare turns off for its first run.
+OFF = {"speculate": False, "phraseWords": 0}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -203,10 +301,41 @@ def run(args: argparse.Namespace) -> int:
         return run_burst(args, text, settings)
     if args.docs is not None:
         return run_many(args, text, settings)
-    figures = replay(text, args.rate, settings, args.model)
+    runs = []
+    if args.compare:
+        runs.append(("speculation and phrases off", {**settings, **OFF}))
+    runs.append(("" if not args.compare else "with the settings given", settings))
+    results = []
+    for title, chosen in runs:
+        if title:
+            print(f"-- {title}: {json.dumps(chosen)}")
+        figures = replay(text, args.rate, chosen, args.model, inline=args.inline)
+        _print_replay(figures, args.rate)
+        results.append(figures)
+    if args.compare:
+        off, on = results
+        ratio = (
+            on["cpu_ms_per_key"] / off["cpu_ms_per_key"]
+            if on["cpu_ms_per_key"] and off["cpu_ms_per_key"]
+            else None
+        )
+        print(
+            f"-- on against off: CPU per key x{ratio:.2f}" if ratio else "-- CPU time unknown",
+            f"completion round trip p50 {off['round_trip_ms']['p50']:.2f} -> "
+            f"{on['round_trip_ms']['p50']:.2f} ms, p99 {off['round_trip_ms']['p99']:.2f} -> "
+            f"{on['round_trip_ms']['p99']:.2f} ms",
+            sep="; ",
+        )
+    if args.json:
+        both = {"off": results[0], "on": results[-1]}
+        print(json.dumps(both if args.compare else results[-1]))
+    return 0
+
+
+def _print_replay(figures: dict[str, Any], rate: float) -> None:
     rt = figures["round_trip_ms"]
-    rate = "flat out" if args.rate == 0 else f"{args.rate:g} keys/s"
-    print(f"typed {figures['keys']} keys at {rate} in {figures['typing_s']} s")
+    shown = "flat out" if rate == 0 else f"{rate:g} keys/s"
+    print(f"typed {figures['keys']} keys at {shown} in {figures['typing_s']} s")
     print(
         f"completion round trip: p50 {rt['p50']:.2f} ms  p95 {rt['p95']:.2f} ms  "
         f"p99 {rt['p99']:.2f} ms  max {figures['max_ms']:.1f} ms"
@@ -219,10 +348,31 @@ def run(args: argparse.Namespace) -> int:
         f"{figures['decisions_skipped']}, throttle waits {figures['throttle_waits']}, "
         f"cache hits {figures['cache_hits']}, empty answers {figures['empty_answers']}"
     )
-    print(f"peak RSS {figures['peak_rss_mb']} MB, cold start {figures['cold_start_s']:.2f} s")
-    if args.json:
-        print(json.dumps(figures))
-    return 0
+    decision = figures["decision_ms"]
+    print(
+        f"boundaries {figures['boundaries']}: decided ahead {figures['decided_ahead']} "
+        f"({figures['share_ahead']:.0%}), by a speculation {figures['speculation_hits']} "
+        f"({figures['share_speculation']:.0%}; {figures['speculations']} speculations run); "
+        f"model decision p50 {decision['p50']:.2f} ms, p95 {decision['p95']:.2f} ms"
+    )
+    for source, p in sorted(figures["round_trip_ms_by_boundary"].items()):
+        served = figures["boundary_answer_ms"].get(source, {})
+        print(
+            f"  the key ending a word, its boundary decided by {source:11s} ({p['count']}): "
+            f"round trip p50 {p['p50']:.2f}  p95 {p['p95']:.2f}  p99 {p['p99']:.2f} ms; "
+            f"in the server p50 {served.get('p50', 0):.2f} ms"
+        )
+    if figures["inline"]:
+        g = figures["ghost_round_trip_ms"]
+        print(
+            f"ghost text: {figures['ghost_phrases']} phrases shown, "
+            f"{figures['phrase_searches']} searched; its round trip "
+            f"p50 {g['p50']:.2f}  p95 {g['p95']:.2f}  p99 {g['p99']:.2f} ms"
+        )
+    print(
+        f"server CPU {figures['cpu_ms_per_key']} ms per typed character; "
+        f"peak RSS {figures['peak_rss_mb']} MB, cold start {figures['cold_start_s']:.2f} s"
+    )
 
 
 def soak(

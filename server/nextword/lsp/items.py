@@ -53,14 +53,15 @@ def completion_list(
 
 
 def inline_list(
-    candidates: Sequence[Candidate], prefix_range: types.Range
+    candidates: Sequence[Candidate], prefix_range: types.Range, *, phrase: str | None = None
 ) -> types.InlineCompletionList:
-    """Ghost text: the best word that extends the typed prefix; the client shows the rest.
+    """Ghost text: the phrase, or else the best word that extends the typed prefix; both
+    replace the prefix, and the client shows what follows it.
 
     Never a correction: ghost text can only append to what was typed.
     """
-    word = next((c.text for c in candidates if not c.correction), None)
-    if word is None:
+    text = phrase or next((c.text for c in candidates if not c.correction), None)
+    if text is None:
         return types.InlineCompletionList(items=[])
-    item = types.InlineCompletionItem(insert_text=word, range=prefix_range)
+    item = types.InlineCompletionItem(insert_text=text, range=prefix_range)
     return types.InlineCompletionList(items=[item])

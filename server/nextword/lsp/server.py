@@ -372,7 +372,7 @@ async def completion(ls: NextwordServer, params: types.CompletionParams) -> type
         )
     ):
         return items.completion_list([], "", types.Range(position, position))
-    prefix, found = await ls.sessions.candidates(
+    answer = await ls.sessions.candidates(
         uri,
         doc,
         position,
@@ -380,10 +380,11 @@ async def completion(ls: NextwordServer, params: types.CompletionParams) -> type
         generation=received_generation.get(),
         correct=ls.settings.corrects(session.language_id),
     )
+    prefix = answer.prefix
     result = items.completion_list(
-        items.offered(found, prefix), prefix, prefix_range(doc, position, prefix)
+        items.offered(answer.candidates, prefix), prefix, prefix_range(doc, position, prefix)
     )
-    ls.stats.latency(uri, (time.perf_counter() - started) * 1000)
+    ls.stats.latency(uri, (time.perf_counter() - started) * 1000, boundary=answer.boundary)
     return result
 
 
@@ -400,16 +401,24 @@ async def inline_completion(
         return items.inline_list([], types.Range(position, position))
     # Asked as the popup asks, so both rank alike; inline_list passes over corrections
     # (ghost text only appends), and a correction found spares a needless spelling.
-    prefix, found = await ls.sessions.candidates(
+    generation = received_generation.get()
+    answer = await ls.sessions.candidates(
         uri,
         doc,
         position,
         ls.settings.k,
-        generation=received_generation.get(),
+        generation=generation,
         kind="inline",
         correct=ls.settings.corrects(session.language_id),
     )
-    return items.inline_list(items.offered(found, prefix), prefix_range(doc, position, prefix))
+    # The phrase, where one is held for this position (searched after the decision).
+    phrase = await ls.sessions.phrase(uri, doc, position, generation=generation)
+    prefix = answer.prefix
+    return items.inline_list(
+        items.offered(answer.candidates, prefix),
+        prefix_range(doc, position, prefix),
+        phrase=phrase,
+    )
 
 
 def stats_report(ls: NextwordServer) -> dict[str, Any]:

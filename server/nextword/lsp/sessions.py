@@ -10,13 +10,24 @@ deletion, paste, undo) starts a decision at once on the worker, through the per-
 document throttle; keystrokes inside a word only filter the decision already made.
 With learning on, each word the user finishes typing goes to the personal store
 (learner.py), which every document's decider reads.
+
+Work ahead of the user runs on the worker's background lane, after any request:
+
+- a phrase for the ghost text (`phrase`), searched after each boundary decision in a
+  document whose client asks for ghost text; typing that leaves the phrase drops it,
+  typing through it uses it up, and its boundaries, decided ahead, need no model call;
+- a speculation: while a word is typed, once one word is likely enough, the boundary
+  after it is decided (one guess per word), with the phrase that follows it.
+A new boundary drops whatever of this still waits for the worker.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import re
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from nextword.engine import WORD_RE, split_prefix
+from nextword.engine import WORD_RE, Phrase, RoutingDecider, split_prefix
 from nextword.lsp.backlog import no_backlog
 from nextword.lsp.learner import Learner
 from nextword.lsp.settings import Settings
@@ -35,7 +46,7 @@ from nextword.lsp.worker import InferenceWorker
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
 
-    from nextword.engine import Candidate, Decider, Engine
+    from nextword.engine import Candidate, Router
 
 log = logging.getLogger(__name__)
 _LINE_BREAK_RE = re.compile(r"\r\n|\r|\n")
@@ -64,6 +75,81 @@ def _settle(target: asyncio.Future[Any], source: asyncio.Future[Any]) -> None:
 def _slide_key(uri: str) -> str:
     """The worker key of a document's idle window slide (apart from its decisions)."""
     return uri + "#slide"
+
+
+def _phrase_key(uri: str) -> str:
+    """The worker key of a document's phrase search at a boundary."""
+    return uri + "#phrase"
+
+
+def _speculate_key(uri: str) -> str:
+    """The worker key of a document's speculation on the word being typed."""
+    return uri + "#speculate"
+
+
+# How a boundary decision was made: by the model now, or ahead of the text (by a
+# speculation on the word typed, or by a phrase), needing no model call when reached.
+Source = str  # "model", "speculation" or "phrase"
+
+
+@dataclass(frozen=True)
+class HeldPhrase:
+    """A phrase found at `context`: its first word completes what was typed there."""
+
+    context: str
+    text: str  # the words, one space apart
+
+    def rest(self, context: str, prefix: str) -> str | None:
+        """The phrase from the start of `prefix` on, while the text typed since
+        `context` is the phrase's beginning; None once the typing left it or used it up.
+        """
+        if not context.startswith(self.context):
+            return None
+        typed = context[len(self.context) :] + prefix
+        if len(typed) >= len(self.text) or not self.text.startswith(typed):
+            return None
+        return self.text[len(typed) - len(prefix) :]
+
+
+def follows_guess(guessed: str | None, context: str) -> bool:
+    """True when `context` is `guessed` plus one word and a space: the boundary a
+    speculation on the word typed at `guessed` decided ahead."""
+    if guessed is None or not context.endswith(" ") or not context.startswith(guessed):
+        return False
+    return WORD_RE.fullmatch(context[len(guessed) : -1]) is not None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A request's words: the typed prefix and the candidates for it."""
+
+    prefix: str
+    candidates: list[Candidate]
+    # For the first completion answered from a new boundary decision: how it was made.
+    boundary: Source | None = None
+
+
+@dataclass(frozen=True)
+class _Search:
+    """A phrase search on the worker: for the word at `context` completing `prefix`."""
+
+    context: str
+    prefix: str
+    future: asyncio.Future[Any]
+    key: str  # its worker key
+
+    def may_match(self, context: str, prefix: str) -> bool:
+        """Whether its phrase could still be the one for this position."""
+        return context == self.context and prefix.startswith(self.prefix)
+
+
+@dataclass(frozen=True)
+class _Decided:
+    """What a decision job hands back to the loop."""
+
+    decider: RoutingDecider
+    ahead: bool  # the model ran for this boundary ahead of the text: the mixture alone now
+    ms: float  # time on the worker
 
 
 def _key(p: types.Position) -> tuple[int, int]:
@@ -133,6 +219,9 @@ MAX_LIVE_DECIDERS = 8
 
 # The longest a request waits for queued input to be read before it is answered.
 READ_AHEAD_S = 0.05
+# The longest a ghost-text request waits for the phrase search in flight at its
+# position (a few forwards, ~10 ms here); past it the single word is the answer.
+PHRASE_WAIT_S = 0.05
 
 # Longer inserts are pastes (or a formatter's edits): not words the user wrote here.
 MAX_TYPED = 100
@@ -146,7 +235,7 @@ class Session:
 
     uri: str
     language_id: str
-    decider: Decider | None = None  # made on the worker thread, on first use
+    decider: RoutingDecider | None = None  # made on the worker thread, on first use
     cursor: types.Position | None = None  # best guess until a request says where it is
     generation: int = 0  # bumped by each edit at or before the cursor
     decided: str | None = None  # the context the decider's decision is for
@@ -162,6 +251,16 @@ class Session:
     learned: tuple[int, str] | None = None
     # Typing was read ahead over (input was queued): the next decision catches up.
     behind: bool = False
+    # How the decision at `decided` was made, and whether a completion was answered
+    # from it yet (the first one is that boundary's answer, for the stats).
+    decided_by: Source = "model"
+    fresh: bool = False
+    # The client asks this document for ghost text: phrases are searched for it.
+    wants_phrases: bool = False
+    phrase: HeldPhrase | None = None  # the phrase found last, while typing stays on it
+    search: _Search | None = None  # the phrase search in flight
+    phrase_searched: str | None = None  # the boundary whose phrase was searched last
+    guessed: str | None = None  # the context of the word last guessed (a speculation)
 
     def ticket(self, kind: str) -> int:
         self.tickets[kind] = self.tickets.get(kind, 0) + 1
@@ -184,7 +283,7 @@ class Sessions:
         self.worker = worker
         self.stats = stats
         self.settings = settings
-        self.engine: Engine | None = None
+        self.engine: Router | None = None
         self.throttle = Throttle(
             settings.throttleMs / 1000.0,
             on_skip=lambda uri: stats.count(uri, "decisions_skipped"),
@@ -198,7 +297,7 @@ class Sessions:
 
     # -- engine and settings --------------------------------------------------------
 
-    def set_engine(self, engine: Engine | None) -> None:
+    def set_engine(self, engine: Router | None) -> None:
         self.engine = engine
         self.reset()
 
@@ -209,6 +308,7 @@ class Sessions:
             self._drop_pending(s)
             s.decider, s.decided = None, None
             s.shown_context, s.shown = None, set()
+            s.phrase, s.phrase_searched, s.guessed = None, None, None
             s.generation += 1
 
     def configure(self, settings: Settings) -> None:
@@ -221,6 +321,14 @@ class Sessions:
             settings.temperature,
         ):
             self.reset()
+        if (old.phraseWords, old.inline) != (settings.phraseWords, settings.inline):
+            for s in self._docs.values():
+                s.phrase, s.phrase_searched = None, None
+
+    def phrases_on(self, s: Session) -> bool:
+        """Whether phrases are searched for `s`: its client shows ghost text, and the
+        settings allow phrases."""
+        return s.wants_phrases and self.settings.inline and self.settings.phraseWords >= 2
 
     def serves(self, s: Session) -> bool:
         return self.engine is not None and s.language_id in self.settings.languages
@@ -266,7 +374,8 @@ class Sessions:
             self._learn(s, text, changes[-1])
         if self.engine is None:
             return
-        context, _ = split_prefix(text)
+        context, prefix = split_prefix(text)
+        self._leave_phrase(s, context, prefix)
         if context != s.decided:
             if self.backlog():
                 # Newer keys are queued: drop the stale work; the newest state is
@@ -276,6 +385,24 @@ class Sessions:
             else:
                 # A word boundary: decide now, so the candidates are ready for the next key.
                 self._decision(s, context)
+        elif prefix and self.settings.speculate and s.guessed != context:
+            # Even with input queued (a request sent with the key): a newer key replaces
+            # the guess while it waits, and it runs only on an idle worker.
+            self._speculate(s, context, prefix)
+
+    def _leave_phrase(self, s: Session, context: str, prefix: str) -> None:
+        """Typing that leaves the phrase drops it, and the search for one it cannot match."""
+        if s.phrase is not None and s.phrase.rest(context, prefix) is None:
+            s.phrase = None
+            self.stats.count(s.uri, "phrases_dropped")
+        if s.search is not None and not s.search.may_match(context, prefix):
+            self._drop_search(s)
+
+    def _drop_search(self, s: Session) -> None:
+        """The phrase search in flight is of no use: drop it if it has not started."""
+        search, s.search = s.search, None
+        if search is not None and self.worker.drop(search.key):
+            self.stats.count(s.uri, "phrases_dropped")
 
     def _learn(self, s: Session, text: str, change: types.TextDocumentContentChangeEvent) -> None:
         """Learn the words this change finished: those it ends with a separator.
@@ -321,8 +448,8 @@ class Sessions:
         generation: int | None = None,
         kind: str = "completion",
         correct: bool = False,
-    ) -> tuple[str, list[Candidate]]:
-        """(prefix, candidates) at a position; no candidates when not ready or stale.
+    ) -> Answer:
+        """The prefix and candidates at a position; no candidates when not ready or stale.
 
         Args:
             generation: the document's generation when the request arrived; typing
@@ -335,17 +462,17 @@ class Sessions:
         """
         s = self._docs.get(uri)
         if s is None or not self.serves(s):
-            return "", []
+            return Answer("", [])
         if generation is None:
             generation = s.generation
         elif generation != s.generation:
             self.stats.count(uri, "superseded")
-            return "", []
+            return Answer("", [])
         s.cursor = position
         ticket = s.ticket(kind)
         if self.backlog() and not await self._read_ahead(s, generation):
             self.stats.count(uri, "superseded")
-            return "", []
+            return Answer("", [])
         context, prefix = split_prefix(text_before(doc, position))
         if context == s.decided:
             self.stats.count(uri, "cache_hits")
@@ -359,22 +486,60 @@ class Sessions:
             except asyncio.CancelledError:
                 if not pending.cancelled():
                     raise  # this request was cancelled
-                return prefix, []  # the decision was superseded
+                return Answer(prefix, [])  # the decision was superseded
             if s.decided != context:
-                return prefix, []
+                return Answer(prefix, [])
             if s.tickets[kind] != ticket:
                 self.stats.count(uri, "superseded")
-                return prefix, []
+                return Answer(prefix, [])
         # Filtering the cached decision is a tenth of a millisecond of numpy and never
         # runs the model: it is answered here, without a hop to the worker thread.
         found = self._filter(s, context, prefix, k, correct)
         if generation != s.generation:
             self.stats.count(uri, "superseded")
-            return prefix, []
+            return Answer(prefix, [])
         if not found and prefix and not s.typing_through(context, prefix):
             self._spell(s, context, prefix, k, correct)
         s.remember(context, [c.text for c in found])
-        return prefix, found
+        boundary = None
+        if kind == "completion" and s.fresh and not prefix:
+            s.fresh, boundary = False, s.decided_by
+        return Answer(prefix, found, boundary)
+
+    async def phrase(
+        self, uri: str, doc: TextDocument, position: types.Position, *, generation: int | None
+    ) -> str | None:
+        """The ghost text's phrase at a position, from the start of the typed prefix
+        (its first word completes the prefix); None when no phrase is held for it.
+
+        A phrase search in flight for this position is awaited at most PHRASE_WAIT_S:
+        the popup's words never wait for it, and the ghost text only this long.
+        """
+        s = self._docs.get(uri)
+        if s is None or not self.serves(s):
+            return None
+        s.wants_phrases = True
+        if not self.phrases_on(s) or (generation is not None and generation != s.generation):
+            return None
+        context, prefix = split_prefix(text_before(doc, position))
+        if s.decided != context:
+            return None
+        rest = None if s.phrase is None else s.phrase.rest(context, prefix)
+        if rest is None:
+            search = s.search
+            if search is None or not search.may_match(context, prefix):
+                # At a boundary the search follows the decision (`_decided`); this is
+                # the document's first ghost-text request, or its search was dropped.
+                search = None if prefix or s.phrase_searched == context else self._search(s)
+            if search is None:
+                return None
+            await asyncio.wait([search.future], timeout=PHRASE_WAIT_S)
+            if s.decided != context or (generation is not None and generation != s.generation):
+                return None
+            rest = None if s.phrase is None else s.phrase.rest(context, prefix)
+        if rest is not None:
+            self.stats.count(uri, "phrases_shown")
+        return rest
 
     async def _read_ahead(self, s: Session, generation: int) -> bool:
         """Let the reader take in queued input; False when it superseded this request:
@@ -441,6 +606,7 @@ class Sessions:
         """Give back a document's decider; its next decision makes a new one."""
         s.decided = None
         s.shown_context, s.shown = None, set()
+        s.phrase, s.phrase_searched, s.guessed = None, None, None
         decider, s.decider = s.decider, None
         if decider is not None:
             # The last reference goes on the worker: MLX arrays are freed where they
@@ -459,14 +625,123 @@ class Sessions:
         if future.exception() is not None:
             log.error("decision failed: %s", future.exception())
             return
-        decider: Decider = future.result()
+        done: _Decided = future.result()
+        decider = done.decider
         # A reset may have replaced the decider while this one was deciding.
-        if decider is s.decider:
-            s.decided = context
-            self.stats.count(s.uri, "decisions_run")
-            # While the user reads the candidates, slide a nearly full token window, so
-            # the next decision does not pay for it; new typing drops this job.
-            self.worker.submit(lambda: decider.slide_ahead(context), key=_slide_key(s.uri))
+        if decider is not s.decider:
+            return
+        s.decided, s.fresh = context, True
+        self.stats.count(s.uri, "decisions_run")
+        self.stats.count(s.uri, "boundaries")
+        if done.ahead:
+            s.decided_by = "speculation" if follows_guess(s.guessed, context) else "phrase"
+            self.stats.count(s.uri, "decided_ahead")
+            if s.decided_by == "speculation":
+                self.stats.count(s.uri, "speculation_hits")
+        else:
+            s.decided_by = "model"
+            self.stats.decision(s.uri, done.ms)
+        # Between keystrokes, after any request: the phrase for the ghost text, unless
+        # the one held goes on for two words or more from here (typing through it).
+        held = None if s.phrase is None else s.phrase.rest(context, "")
+        going_on = held is not None and " " in held
+        if self.phrases_on(s) and s.phrase_searched != context and not going_on:
+            self._search(s)
+        # While the user reads the candidates, slide a nearly full token window, so
+        # the next decision does not pay for it; new typing drops this job.
+        self.worker.submit(
+            lambda: decider.slide_ahead(context), key=_slide_key(s.uri), background=True
+        )
+
+    def _search(self, s: Session) -> _Search | None:
+        """Search the phrase at the boundary decided in `s`, in the background, when its
+        first word is at least as likely as the threshold's mean per word.
+
+        A search costs up to three boundary decisions (~10 ms here), and the phrases that
+        clear the fitted threshold start with a likely word: on 3,600 boundaries of dev
+        text (the first 1,200 words of email, wiki and sotu; the threshold was fitted on
+        their last 3,000), each of the 55 phrases shown began with a word of probability
+        0.286 or more, above exp(threshold) = 0.267, and 15% of the boundaries pass this.
+        In a word, a phrase is searched only after a speculation (a word >= 0.5 likely).
+        """
+        context, decider, words = s.decided, s.decider, self.settings.phraseWords
+        assert context is not None and decider is not None
+        s.phrase_searched = context
+        model = decider.pick(context)
+        threshold = None if model is None else model.engine.phrase_threshold
+        top = decider.filter_cached(context, "", 1)
+        if threshold is None or not top or math.log(max(top[0].prob, 1e-12)) < threshold:
+            return None
+
+        def search() -> Phrase | None:
+            if not self._current(s, decider, context):
+                return None
+            return decider.shown_phrase(context, "", words)
+
+        key = _phrase_key(s.uri)
+        job = asyncio.wrap_future(self.worker.submit(search, key=key, background=True))
+        s.search = _Search(context, "", job, key)
+        job.add_done_callback(lambda f: self._searched(s, context, f))
+        return s.search
+
+    def _speculate(self, s: Session, context: str, prefix: str) -> None:
+        """Guess the word being typed, in the background: once one word is likely
+        enough, the engine decides the boundary after it and a space (one guess per
+        word), and, for ghost text, the phrase it starts."""
+        decider = s.decider
+        if decider is None:
+            return
+        held = None if s.phrase is None else s.phrase.rest(context, prefix)
+        words = self.settings.phraseWords if self.phrases_on(s) and held is None else 0
+
+        def guess() -> tuple[bool, Phrase | None]:
+            """(whether the model ran for a guess, the phrase it starts)."""
+            if not self._current(s, decider, context):
+                return False, None
+            if not decider.speculate(context, prefix):
+                return False, None
+            return True, decider.shown_phrase(context, prefix, words) if words >= 2 else None
+
+        key = _speculate_key(s.uri)
+        job = asyncio.wrap_future(self.worker.submit(guess, key=key, background=True))
+        search = None
+        if words >= 2:  # the phrase search rides on the guess
+            search = s.search = _Search(context, prefix, job, key)
+        job.add_done_callback(lambda f: self._guessed(s, context, search, f))
+
+    @staticmethod
+    def _current(s: Session, decider: RoutingDecider, context: str) -> bool:
+        """On the worker: `decider` still serves `s`, at `context`, with no newer
+        decision on its way (work for an older boundary would move it back)."""
+        return s.decider is decider and s.decided == context and s.pending is None
+
+    def _searched(self, s: Session, context: str, future: asyncio.Future[Any]) -> None:
+        if s.search is not None and s.search.future is future:
+            s.search = None
+        if future.cancelled() or future.exception() is not None:
+            return
+        self.stats.count(s.uri, "phrase_searches")
+        self._hold(s, context, future.result())
+
+    def _guessed(
+        self, s: Session, context: str, search: _Search | None, future: asyncio.Future[Any]
+    ) -> None:
+        if s.search is not None and s.search.future is future:
+            s.search = None
+        if future.cancelled() or future.exception() is not None:
+            return
+        ran, phrase = future.result()
+        if ran:
+            s.guessed = context
+            self.stats.count(s.uri, "speculations")
+            if search is not None:
+                self.stats.count(s.uri, "phrase_searches")
+        self._hold(s, context, phrase)
+
+    @staticmethod
+    def _hold(s: Session, context: str, phrase: Phrase | None) -> None:
+        if phrase is not None:
+            s.phrase = HeldPhrase(context, phrase.text)
 
     def _spell(self, s: Session, context: str, prefix: str, k: int, correct: bool) -> None:
         """Spell out words for an unknown prefix in the background, for the next keys.
@@ -490,7 +765,9 @@ class Sessions:
 
     def _drop_pending(self, s: Session) -> None:
         """Stale work is dropped: a held call is cancelled, a waiting job removed."""
-        self.worker.drop(_slide_key(s.uri))
+        self._drop_search(s)
+        for key in (_slide_key(s.uri), _phrase_key(s.uri), _speculate_key(s.uri)):
+            self.worker.drop(key)
         self.throttle.cancel(s.uri)
         if s.pending is not None:
             self.worker.drop(s.uri)
@@ -499,7 +776,7 @@ class Sessions:
 
     # -- on the worker thread -----------------------------------------------------------
 
-    def _decide(self, s: Session, context: str, k: int) -> Decider:
+    def _decide(self, s: Session, context: str, k: int) -> _Decided:
         """Make the decision at `context` (a model forward unless already cached)."""
         if s.decider is None:
             assert self.engine is not None
@@ -512,8 +789,11 @@ class Sessions:
         if s.behind:
             s.behind = False
             decider.catch_up()
+        started = time.perf_counter()
+        engine_decider = decider.pick(context)
+        ahead = engine_decider is not None and engine_decider.has_ahead(context)
         decider.decide(context, "", k, spell=False)
-        return decider
+        return _Decided(decider, ahead, (time.perf_counter() - started) * 1000)
 
     def _filter(
         self, s: Session, context: str, prefix: str, k: int, correct: bool

@@ -143,6 +143,17 @@ class Settings:
         maximum=10_000,
     )
     inline: bool = setting(True, "serve inline completions (ghost text)")
+    phraseWords: int = setting(
+        4,
+        "most words ghost text offers as a phrase; 0 switches phrases off ([Phrases](#phrases))",
+        minimum=0,
+        maximum=8,
+    )
+    speculate: bool = setting(
+        True,
+        "decide the next word boundary while a likely word is still being typed "
+        "([Phrases](#phrases))",
+    )
     # Off in code by default: the server cannot tell a comment from code, and there the
     # word typed is often an identifier (`recv`, `ctx`, `hdr`) that no dictionary knows.
     corrections: str = setting(
