@@ -202,9 +202,12 @@ try {
   // Either comes first: the popup (close it, then ask for the ghost text), or the ghost
   // text itself, which VS Code asks for as you type and shows with the popup hidden.
   await rows.first().or(ghost).waitFor();
-  if (await rows.first().isVisible()) {
-    await page.keyboard.press("Escape");
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await rows.first().isVisible()) await page.keyboard.press("Escape");
+    if (await ghost.isVisible()) break;
     await page.keyboard.press("Alt+Backslash"); // editor.action.inlineSuggest.trigger
+    const shown = await ghost.waitFor({ timeout: 10_000 }).then(() => true, () => false);
+    if (shown) break;
   }
   await ghost.waitFor();
   // The editor draws the ghost text's spaces as no-break spaces (a phrase has some).
