@@ -201,7 +201,7 @@ try {
   const ghost = editor.locator('[class*="ghost-text"]').first();
   // Either comes first: the popup (close it, then ask for the ghost text), or the ghost
   // text itself, which VS Code asks for as you type and shows with the popup hidden.
-  await rows.first().or(ghost).waitFor();
+  await rows.first().or(ghost).first().waitFor(); // both may show: either will do
   for (let attempt = 0; attempt < 3; attempt++) {
     if (await rows.first().isVisible()) await page.keyboard.press("Escape");
     if (await ghost.isVisible()) break;
