@@ -1,6 +1,6 @@
 """`nextword eval` implements docs/EVAL.md: smoke runs with both baselines, on English
-(the tiny model) and on Chinese text (the bundled model). The typist's arithmetic:
-tests/unit/test_typist.py."""
+(the tiny model), on Chinese text and on mixed Chinese/English text (the bundled model).
+The typist's arithmetic: tests/unit/test_typist.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import os
 from pathlib import Path
 
 from helpers import FIXTURES, nextword
-from nextword.engine.words import is_han
+from nextword.data.documents import chinese_spans, read_documents
+from nextword.engine.words import WORD_RE, is_han
 
 ZH = FIXTURES / "eval-zh"
 QUALITY = ("ksr@1", "ksr@3", "ksr@5", "top1", "top3", "mrr@5")
@@ -110,3 +111,30 @@ def test_eval_command_on_chinese_text():
         assert 0 <= q["nextchar_top1"] <= q["nextchar_top3"] <= 1
     presage = out["baselines"]["presage"]
     assert presage["nextchar_top3"] > out["baselines"]["unigram"]["nextchar_top3"] > 0
+
+
+def test_eval_types_a_mixed_document_span_by_span():
+    """Chinese technical text with commands and paths in it, and English text with
+    Chinese sentences: each Chinese span typed by character continuations, the rest by
+    the word typist, both parts reported (for the baseline too)."""
+    path = FIXTURES / "mixed-zh-en.txt"
+    result = nextword(
+        "eval", str(path), "--baseline", "unigram", "--train", str(ZH / "train.txt"),
+        "--json", "--no-progress",
+    )  # fmt: skip
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    docs, _ = read_documents(path)
+    spans = [(doc, start, end) for doc in docs for start, end, zh in chinese_spans(doc) if not zh]
+    words = sum(len(WORD_RE.findall(doc, start, end)) for doc, start, end in spans)
+    han = sum(is_han(c) for doc in docs for c in doc)
+    assert out["unit"] == "mixed" and out["words"] == words + han
+    for q in (out, out["baselines"]["unigram"]):
+        word, chinese = q["parts"]["word"], q["parts"]["chinese"]
+        assert (word["unit"], word["words"]) == ("word", words)
+        assert (chinese["unit"], chinese["words"]) == ("character-continuation", han)
+        assert word["characters"] + chinese["characters"] == out["characters"]
+        for part in (word, chinese):
+            assert 0 <= part["ksr@1"] <= part["ksr@3"] <= part["ksr@5"] <= 1
+        assert "nextchar_top1" not in word and 0 <= chinese["nextchar_top3"] <= 1
+    # Each part is served by a model of its script (the router): both offer something.
+    assert out["parts"]["word"]["top3"] > 0 and out["parts"]["chinese"]["nextchar_top3"] > 0

@@ -1,14 +1,17 @@
 """The simulated typist of docs/EVAL.md (nextword.evaluation.typist): its keystroke
-arithmetic for words and for Chinese character continuations, checked with plain
-functions as predictors. `nextword eval` end to end: tests/engine/test_eval.py.
+arithmetic for words and for Chinese character continuations, and mixed documents typed
+span by span, checked with plain functions as predictors. `nextword eval` end to end:
+tests/engine/test_eval.py.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from nextword.data.documents import is_han_document, read_documents
-from nextword.engine.words import is_han
+from nextword.commands.eval import _print_table
+from nextword.data.documents import chinese_spans, is_han_document, read_documents
+from nextword.engine.words import WORD_RE, is_han
 from nextword.evaluation.typist import (
     CJK_K,
     MAX_K,
@@ -137,9 +140,15 @@ def test_english_documents_keep_the_word_typist(tmp_path: Path):
     assert chinese == [("", CJK_K)] * 4
     assert out["unit"] == "mixed" and out["words"] == 3 + 4 and out["characters"] == 11 + 5
 
+    # Each document is one part: both are reported, beside the whole.
+    assert out["parts"]["word"]["words"] == 3 and out["parts"]["word"]["characters"] == 11
+    assert out["parts"]["chinese"]["words"] == 4 and out["parts"]["chinese"]["characters"] == 5
+    assert out["parts"]["word"]["unit"] == "word"
+    assert out["parts"]["chinese"]["unit"] == "character-continuation"
+
     path.write_text("the cat sat\n", encoding="utf-8")
     out = evaluate_file(path, {"fake": lambda: recorder}, max_words=None, progress=False)
-    assert out["unit"] == "word" and "nextchar_top1" not in out
+    assert out["unit"] == "word" and "nextchar_top1" not in out and "parts" not in out
 
 
 def test_max_words_counts_han_characters_in_chinese_documents(tmp_path: Path):
@@ -170,3 +179,162 @@ def test_keystroke_accounting_follows_the_protocol():
     tally = Tally()
     type_document(doc, blind, tally)
     assert tally.quality()["ksr@5"] == 0.0
+
+
+MIXED = "运行 pip install nextword 然后重启。"
+
+
+def spans_of(doc: str) -> list[tuple[str, bool]]:
+    spans = chinese_spans(doc)
+    assert [s[0] for s in spans[1:]] == [s[1] for s in spans[:-1]]  # contiguous, in order
+    assert (spans[0][0], spans[-1][1]) == (0, len(doc))  # the whole document
+    return [(doc[start:end], chinese) for start, end, chinese in spans]
+
+
+def test_chinese_spans_cut_commands_and_paths_out_of_chinese_text():
+    assert spans_of(MIXED) == [
+        ("运行", True),
+        (" pip install nextword ", False),
+        ("然后重启。", True),
+    ]
+    # Digits, spaces and punctuation between Chinese characters are Chinese; next to a
+    # Latin word they go with it; words glued to Han characters are cut from them.
+    assert spans_of("2024年3月， 打开 ~/.cache/nextword。安装nextword包") == [
+        ("2024年3月， 打开", True),
+        (" ~/.cache/nextword", False),
+        ("。安装", True),
+        ("nextword", False),
+        ("包", True),
+    ]
+    assert spans_of("See the 文档 for details.\n\n这是中文。") == [
+        ("See the ", False),
+        ("文档", True),
+        (" for details.\n\n", False),
+        ("这是中文。", True),
+    ]
+    # A document of one kind is one span, whatever its edges.
+    assert spans_of("1. 今天，很好！\n") == [("1. 今天，很好！\n", True)]
+    assert spans_of("the cat sat, 3 times.") == [("the cat sat, 3 times.", False)]
+    assert spans_of("12 ...") == [("12 ...", False)]
+    assert chinese_spans("") == []
+
+
+def oracle(doc: str, calls: list[tuple[str, str, int]] | None = None) -> Predict:
+    """Offers the text's next word (word typist) or its next two Han characters (the
+    Chinese typist, as `perfect`), recording each call."""
+
+    def predict(context: str, prefix: str, k: int) -> list[str]:
+        assert doc.startswith(context)
+        if calls is not None:
+            calls.append((context, prefix, k))
+        if k == CJK_K:
+            return perfect(doc)(context, prefix, k)
+        match = WORD_RE.match(doc, len(context))
+        word = match.group() if match else ""
+        return [word[: next((i for i, c in enumerate(word) if is_han(c)), len(word))]]
+
+    return predict
+
+
+def mixed_file(tmp_path: Path, text: str = MIXED) -> Path:
+    path = tmp_path / "mixed.txt"
+    path.write_text(text + "\n", encoding="utf-8")
+    return path
+
+
+def test_every_span_is_typed_with_the_whole_document_before_it(tmp_path: Path):
+    calls: list[tuple[str, str, int]] = []
+    evaluate_file(
+        mixed_file(tmp_path), {"fake": lambda: oracle(MIXED, calls)}, max_words=None,
+        progress=False,
+    )  # fmt: skip
+    # The Chinese typist asks at every Han position, with the document up to it...
+    chinese = [(c, p) for c, p, k in calls if k == CJK_K]
+    han = [i for i, char in enumerate(MIXED) if is_han(char)]
+    assert chinese == [(MIXED[:i], "") for i in han]
+    assert ("运行 pip install nextword ", "") in chinese  # 然: after the command
+    # ... and the word typist at every word start of the command, after 运行.
+    words = [(c, p) for c, p, k in calls if k == MAX_K]
+    starts = [m.start() for m in WORD_RE.finditer(MIXED) if not is_han(m.group()[0])]
+    assert words == [(MIXED[:i], "") for i in starts]
+    assert words[0] == ("运行 ", "")
+
+
+def test_a_mixed_document_reports_its_word_part_and_its_chinese_part(tmp_path: Path):
+    out = evaluate_file(
+        mixed_file(tmp_path), {"fake": lambda: oracle(MIXED)}, max_words=None, progress=False
+    )
+    word, chinese = out["parts"]["word"], out["parts"]["chinese"]
+    # Words: pip, install, nextword accepted at once (3 keys), 4 spaces typed: 7 keys
+    # for 22 characters.
+    assert word["unit"] == "word" and word["words"] == 3 and word["characters"] == 22
+    assert word["ksr@1"] == word["ksr@5(ranked)"] == round(1 - 7 / 22, 4)
+    assert word["top1"] == 1.0 and "nextchar_top1" not in word
+    # Chinese: 运行 (1), 然后 (1), 重启 (1), 。 (1): 4 keys for 7 characters.
+    assert chinese["unit"] == "character-continuation"
+    assert chinese["words"] == 6 and chinese["characters"] == 7
+    assert chinese["ksr@1"] == chinese["ksr@5(ranked)"] == round(1 - 4 / 7, 4)
+    assert chinese["top1"] == chinese["nextchar_top1"] == 1.0
+    # The whole: both parts' sums.
+    assert out["unit"] == "mixed" and out["words"] == 9 and out["characters"] == len(MIXED)
+    assert out["ksr@1"] == round(1 - 11 / len(MIXED), 4)
+    latency = {"p50", "p95", "p99", "boundary", "inword"}
+    assert set(word["latency_ms"]) == set(chinese["latency_ms"]) == latency
+
+
+def test_a_span_is_typed_within_its_edges():
+    doc = "今天ok"
+    predict = by_position(doc, {0: ["今天o"]})
+    whole, span = Tally(), Tally()
+    type_document_cjk(doc, predict, whole)
+    type_document_cjk(doc, predict, span, start=0, end=2)
+    assert whole.keystrokes[1] == 2 and whole.chars == 4  # 今天o (1), k (1)
+    assert span.keystrokes[1] == 2 and span.chars == 2  # 今天o runs past the span: typed
+    words = Tally()
+    type_document("安装nextword包", oracle("安装nextword包"), words, start=2, end=10)
+    assert words.words == 1 and words.chars == 8 and words.keystrokes[1] == 1
+
+
+def test_each_document_gets_one_predictor_or_one_of_each_kind(tmp_path: Path):
+    made: list[str] = []
+
+    def factory(kind: str) -> Callable[[], Predict]:
+        def make() -> Predict:
+            made.append(kind)
+            return lambda context, prefix, k: []
+
+        return make
+
+    path = mixed_file(tmp_path, f"{MIXED}\n\f\nthe cat sat")
+    words = factory("words")
+    # nextword's router serves both kinds of span: one predictor per document.
+    evaluate_file(path, {"fake": words}, max_words=None, progress=False)
+    assert made == ["words", "words"]
+    # A baseline with a character version: one of each, and only where needed.
+    made.clear()
+    evaluate_file(
+        path, {"fake": words}, cjk_predictors={"fake": factory("chars")}, max_words=None,
+        progress=False,
+    )  # fmt: skip
+    assert made == ["chars", "words", "words"]
+
+
+def test_the_table_prints_both_parts_of_a_mixed_file(tmp_path: Path, capsys):
+    path = mixed_file(tmp_path)
+    predictors = {"fake": lambda: oracle(MIXED), "other": lambda: oracle(MIXED)}
+    result = evaluate_file(path, predictors, max_words=None, progress=False)
+    _print_table([result], [1, 3, 5], "cpu")
+    lines = capsys.readouterr().out.splitlines()
+    parts = [line.split()[:4] for line in lines if line.startswith(("  word", "  Chinese"))]
+    assert parts == [
+        ["word", "spans", "nextword", "3"],
+        ["Chinese", "spans", "nextword", "6"],
+        ["word", "spans", "other", "3"],
+        ["Chinese", "spans", "other", "6"],
+    ]
+    assert any(line.startswith("  unit: mixed") for line in lines)
+    assert any(line.startswith("  parts: word spans") for line in lines)
+    path.write_text("the cat sat\n", encoding="utf-8")
+    predictors = {"fake": lambda: oracle("the cat sat")}
+    _print_table([evaluate_file(path, predictors, max_words=None, progress=False)], [1], "cpu")
+    assert "spans" not in capsys.readouterr().out

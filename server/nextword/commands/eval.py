@@ -34,7 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--baseline",
         default="",
-        help="comma list of: unigram, presage (Chinese documents get their character-level "
+        help="comma list of: unigram, presage (on Chinese text, their character-level "
         "versions: the most frequent Han characters, Presage's character trigram). Both are "
         "built from the model's training text: run `nextword prepare-corpus` first (it "
         "fetches about 570 MB of packages). The first presage run builds its trigram "
@@ -252,7 +252,7 @@ def _baselines(
     names: list[str], train_files: list[Path], notes: list[str]
 ) -> tuple[dict[str, Callable[[], Predict]], dict[str, Callable[[], Predict]]]:
     """Factories for the named baselines: word-level ones, and character-level ones for
-    Chinese documents under the same names. Each is built on first use, so a run over
+    Chinese text under the same names. Each is built on first use, so a run over
     English files builds no character model, and the reverse."""
     from nextword.evaluation.baselines import (
         PresageBaseline,
@@ -302,17 +302,29 @@ def _print_table(results: list[dict[str, Any]], ks: list[int], backend: str) -> 
     width = {c: max(11, len(c)) for c in cols}
     header = " ".join(f"{c:>{width[c]}}" for c in cols)
     print(f"{'file':<28} {'engine':<10} {'words':>7} {header}")
+
+    def row(label: str, name: str, words: int, q: dict[str, Any]) -> None:
+        values = " ".join(
+            f"{q[c]:>{width[c]}.4f}" if c in q else f"{'-':>{width[c]}}" for c in cols
+        )
+        print(f"{label[:28]:<28} {name:<10} {words:>7} {values}")
+
     for r in results:
         rows = [("nextword", r)] + list(r["baselines"].items())
         for name, q in rows:
-            values = " ".join(
-                f"{q[c]:>{width[c]}.4f}" if c in q else f"{'-':>{width[c]}}" for c in cols
-            )
-            print(f"{Path(r['file']).name[:28]:<28} {name:<10} {r['words']:>7} {values}")
+            row(Path(r["file"]).name, name, r["words"], q)
+            # A file with Chinese and other spans: each part below the whole.
+            for part, label in (("word", "  word spans"), ("chinese", "  Chinese spans")):
+                if part in q.get("parts", {}):
+                    row(label, name, q["parts"][part]["words"], q["parts"][part])
         if r.get("unit") == "character-continuation":
             print("  unit: character continuations (words = Han positions)")
         elif r.get("unit") == "mixed":
-            print("  unit: mixed (words = words + Han positions of Chinese documents)")
+            print("  unit: mixed, typed span by span (words = words + Han positions)")
+            print(
+                "  parts: word spans (the word typist) and Chinese spans (character "
+                "continuations, words = Han positions), KSR over each part's characters"
+            )
         lat = r["latency_ms"]
         print(
             f"  latency ({backend}): boundary p50 {lat['boundary']['p50']:.2f} ms "
@@ -328,11 +340,15 @@ def _print_table(results: list[dict[str, Any]], ks: list[int], backend: str) -> 
             _print_phrases(r["phrases"], ks, backend)
 
 
-def _print_corrections(figures: dict[str, dict[str, float]], ks: list[int]) -> None:
+def _print_corrections(figures: dict[str, dict[str, Any]], ks: list[int]) -> None:
     cols = [f"ksr@{k}" for k in ks] + ["top1", "top3"]
     for mode, q in figures.items():
         values = ", ".join(f"{c} {q[c]:.4f}" for c in cols)
         print(f"  clean text, corrections {mode + ':':<4} {values}")
+        for part, label in (("word", "word spans"), ("chinese", "Chinese spans")):
+            if part in q.get("parts", {}):
+                values = ", ".join(f"{c} {q['parts'][part][c]:.4f}" for c in cols)
+                print(f"    {label + ':':<14} {values}")
 
 
 def _print_typos(typos: dict[str, Any], ks: list[int]) -> None:

@@ -7,16 +7,56 @@ the same word-budget cuts.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
-from nextword.engine.words import WORD_RE, is_han
+from nextword.engine.words import CJK_PUNCTUATION, FULL_WIDTH, HAN, KANA, WORD_RE, is_han
+
+# What marks text as Chinese in a mixed document: Han and kana (written without spaces),
+# CJK punctuation (，。、「」) and full-width forms; the classes the router reads
+# (`words.script_before`).
+_CHINESE_CHAR_RE = re.compile(f"[{HAN}{KANA}{CJK_PUNCTUATION}{FULL_WIDTH}]")
 
 
 def is_han_document(doc: str) -> bool:
     """True when more than half of the document's non-space characters are Han."""
     visible = len(doc) - sum(c.isspace() for c in doc)
     return visible > 0 and sum(is_han(c) for c in doc) / visible > 0.5
+
+
+def chinese_spans(doc: str) -> list[tuple[int, int, bool]]:
+    """The document cut into maximal spans of Chinese and of other text, in order:
+    (start, end, chinese), covering it end to end.
+
+    Han characters, kana, CJK punctuation and full-width forms are Chinese; letters of
+    other scripts (Latin words, commands, paths) are not. Everything else (spaces, line
+    breaks, digits, ASCII punctuation) takes the side of what surrounds it: between two
+    Chinese characters it is Chinese ("2024年", "好， 走"), between two others it is other,
+    between the two kinds it goes to the other span (the spaces around a Latin word in
+    Chinese text), and at the document's edges to the one span beside it. A document
+    with nothing Chinese is one other span, one with nothing else one Chinese span.
+    """
+    # (position, chinese) of every character that decides a side.
+    marks = [
+        (i, _CHINESE_CHAR_RE.match(char) is not None)
+        for i, char in enumerate(doc)
+        if char.isalpha() or _CHINESE_CHAR_RE.match(char)
+    ]
+    if not marks:
+        return [(0, len(doc), False)] if doc else []
+    spans: list[tuple[int, int, bool]] = []
+    start, kind = 0, marks[0][1]
+    last = marks[0][0]  # the last marked character of the current span
+    for i, chinese in marks[1:]:
+        if chinese != kind:
+            # The neutral characters between the two kinds go to the other span.
+            cut = last + 1 if kind else i
+            spans.append((start, cut, kind))
+            start, kind = cut, chinese
+        last = i
+    spans.append((start, len(doc), kind))
+    return spans
 
 
 def read_documents(

@@ -12,12 +12,20 @@ misspelled form and the word meant is the one to accept; the correction rates
 (`correction@k`) sit beside those of context-free spellers (evaluation/spellers.py) asked
 about the same words.
 
-Chinese documents (more than half of their non-space characters Han,
-`data.documents.is_han_document`) are typed by `type_document_cjk` instead, as EVAL.md
-says for CJK text: the unit is the continuation the engine proposes at each Han
-character (one or more characters), accepted when it is a prefix of the remaining text,
-and KSR is counted in characters. Their results also carry next-character accuracy
-(`nextchar_top1`, `nextchar_top3`).
+Chinese text is typed by `type_document_cjk` instead, as EVAL.md says for CJK text: the
+unit is the continuation the engine proposes at each Han character (one or more
+characters), accepted when it is a prefix of the remaining text, and KSR is counted in
+characters. Its results also carry next-character accuracy (`nextchar_top1`,
+`nextchar_top3`).
+
+A document is typed span by span (`data.documents.chinese_spans`): its Chinese spans
+(Han text with the punctuation and digits inside it) by `type_document_cjk`, the rest
+(Latin words, commands, paths) by `type_document`, in document order, with one
+predictor per document (a baseline's Chinese spans get its character version) and, as
+always, the whole document before the cursor as context. A file
+with both kinds of span reports both parts (`parts`: "word" and "chinese", each with
+its own figures) beside the figures of the whole; a file of one kind prints as a file
+of that kind.
 
 `nextword eval` (commands/eval.py) runs it over files; the fits and the learning
 evaluation call `type_document` directly.
@@ -29,11 +37,11 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from nextword.data.documents import is_han_document, read_documents
+from nextword.data.documents import chinese_spans, read_documents
 from nextword.engine.words import WORD_RE, is_han
 from nextword.evaluation.typos import Corrupted, Typo, TypoGenerator
 from nextword.percentiles import summary
@@ -55,7 +63,8 @@ class Tally:
     """Running sums for one predictor over one file."""
 
     chars: int = 0
-    words: int = 0  # words, plus Han positions of Chinese documents
+    words: int = 0  # words, plus Han positions of Chinese text
+    # Documents (or spans of documents) typed by the word typist and the Chinese one.
     word_docs: int = 0
     cjk_docs: int = 0
     han_positions: int = 0
@@ -124,6 +133,52 @@ class Tally:
         out["inword"] = summary(self.inword_ms)
         return out
 
+    def __add__(self, other: Tally) -> Tally:
+        """Both tallies' sums, as if one had typed the text of both."""
+        sums: dict[str, Any] = {}
+        for f in fields(self):
+            a, b = getattr(self, f.name), getattr(other, f.name)
+            sums[f.name] = {k: a[k] + b[k] for k in a} if isinstance(a, dict) else a + b
+        return Tally(**sums)
+
+
+@dataclass
+class Parts:
+    """One predictor over one file, typed span by span (`_type_all`): the word typist's
+    spans and the Chinese spans, each in its own tally."""
+
+    word: Tally = field(default_factory=Tally)
+    chinese: Tally = field(default_factory=Tally)
+
+    def total(self) -> Tally:
+        return self.word + self.chinese
+
+    def mixed(self) -> bool:
+        """True when the file had spans of both kinds."""
+        return bool(self.word.word_docs and self.chinese.cjk_docs)
+
+    def figures(self) -> dict[str, Any]:
+        """The whole's quality and latency; with both kinds of span, each part's too."""
+        total = self.total()
+        out: dict[str, Any] = {**total.quality(), "latency_ms": total.latency()}
+        if self.mixed():
+            out["parts"] = self.parts()
+        return out
+
+    def parts(self) -> dict[str, dict[str, Any]]:
+        """Each part's unit, size, quality and latency: "word" (KSR over the characters of
+        the word spans) and "chinese" (character continuations; words = Han positions)."""
+        return {
+            name: {
+                "unit": tally.unit(),
+                "words": tally.words,
+                "characters": tally.chars,
+                **tally.quality(),
+                "latency_ms": tally.latency(),
+            }
+            for name, tally in (("word", self.word), ("chinese", self.chinese))
+        }
+
 
 def edit_distance(a: str, b: str) -> int:
     prev = list(range(len(b) + 1))
@@ -143,28 +198,40 @@ def diversity(candidates: list[str]) -> float | None:
     return sum(edit_distance(a, b) for a, b in pairs) / len(pairs)
 
 
-def type_document(doc: str, predict: Predict, tally: Tally, typos: Sequence[Typo] = ()) -> None:
-    """Simulate typing one document; add its costs to `tally`.
+def type_document(
+    doc: str,
+    predict: Predict,
+    tally: Tally,
+    typos: Sequence[Typo] = (),
+    *,
+    start: int = 0,
+    end: int | None = None,
+) -> None:
+    """Simulate typing one document (or its span `doc[start:end]`); add its costs to `tally`.
 
     A word in `typos` (by its start) is typed in its corrupted spelling, letter by letter
     and once more when complete, and its intended word is the one to accept (`_type_typo`).
-    The context is always the clean text before the word: the user ends up with the word
-    meant, whether a candidate gave it or they fixed it by hand.
+    The context is always the clean text before the word, in the whole document: the
+    user ends up with the word meant, whether a candidate gave it or they fixed it by
+    hand. A span's words end at its edges ("nextword" in "安装nextword包"); a typo of a
+    word that a span edge cuts is typed as the word is, without it.
     """
-    tally.chars += len(doc)
+    end = len(doc) if end is None else end
+    tally.chars += end - start
     tally.word_docs += 1
     word_chars = 0
     corrupted = {typo.start: typo for typo in typos}
-    for match in WORD_RE.finditer(doc):
+    for match in WORD_RE.finditer(doc, start, end):
         word, context = match.group(), doc[: match.start()]
         word_chars += len(word)
         tally.words += 1
-        if (typo := corrupted.get(match.start())) is not None:
+        typo = corrupted.get(match.start())
+        if typo is not None and typo.intended == word:
             _type_typo(context, typo, predict, tally)
         else:
             charge(tally, walk(context, word, word, len(word), predict, tally), len(word))
     # Separators (everything that is not a word character) are always typed.
-    separators = len(doc) - word_chars
+    separators = end - start - word_chars
     for k in KS:
         tally.keystrokes[k] += separators
         tally.ranked_keystrokes[k] += separators
@@ -228,40 +295,49 @@ def _type_typo(context: str, typo: Typo, predict: Predict, tally: Tally) -> None
             tally.before_mistake[k] += accepted <= typo.mistake_at
 
 
-def type_document_cjk(doc: str, predict: Predict, tally: Tally) -> None:
-    """Simulate typing one Chinese document; add its costs to `tally`.
+def type_document_cjk(
+    doc: str, predict: Predict, tally: Tally, *, start: int = 0, end: int | None = None
+) -> None:
+    """Simulate typing one Chinese document (or its span `doc[start:end]`); add its costs
+    to `tally`.
 
     At every Han character `doc[i]` the engine is asked once for continuations of `doc[:i]`
-    (with no typed prefix). The context does not depend on k, so the answers are kept by
-    position and the typist's walk is replayed for each k from them, exactly: at a Han
-    position it accepts the longest of the top-k candidates that is a prefix of `doc[i:]`
-    (the best rank among equally long ones), for 1 keystroke (r in the ranked variant),
-    and moves past it; otherwise it types the character (+1). Everything else (punctuation,
-    digits, spaces, line breaks, and Latin words inside the Chinese text) is typed, +1 per
-    character. Next-continuation accuracy (top1, top3, mrr@5) and next-character accuracy
-    are counted at every Han position, whether or not a walk stops there.
+    (with no typed prefix; the whole document before it, for a span too). The context
+    does not depend on k, so the answers are kept by position and the typist's walk is
+    replayed for each k from them, exactly: at a Han position it accepts the longest of
+    the top-k candidates that is a prefix of `doc[i:end]` (the best rank among equally
+    long ones), for 1 keystroke (r in the ranked variant), and moves past it; otherwise it
+    types the character (+1). Everything else (punctuation, digits, spaces, line breaks,
+    and anything else in the span) is typed, +1 per character. Next-continuation accuracy
+    (top1, top3, mrr@5) and next-character accuracy are counted at every Han position,
+    whether or not a walk stops there.
     """
-    tally.chars += len(doc)
+    end = len(doc) if end is None else end
+    tally.chars += end - start
     tally.cjk_docs += 1
     answers: dict[int, list[str]] = {}
-    for i, char in enumerate(doc):
+    for i in range(start, end):
+        char = doc[i]
         if not is_han(char):
             continue
-        start = time.perf_counter()
+        began = time.perf_counter()
         candidates = [c for c in predict(doc[:i], "", CJK_K) if c]
-        tally.boundary_ms.append((time.perf_counter() - start) * 1000)
+        tally.boundary_ms.append((time.perf_counter() - began) * 1000)
         answers[i] = candidates
         tally.words += 1
         tally.han_positions += 1
-        rank = next((r for r, c in enumerate(candidates[:MAX_K], 1) if doc.startswith(c, i)), None)
+        rank = next(
+            (r for r, c in enumerate(candidates[:MAX_K], 1) if doc.startswith(c, i, end)), None
+        )
         tally.word_start(rank, candidates)
         firsts = list(dict.fromkeys(c[0] for c in candidates))
         tally.nextchar_top1 += firsts[:1] == [char]
         tally.nextchar_top3 += char in firsts[:3]
     for k in KS:
-        keystrokes = ranked = i = 0
-        while i < len(doc):
-            accepted = _longest_accepted(answers.get(i, []), doc, i, k)
+        keystrokes = ranked = 0
+        i = start
+        while i < end:
+            accepted = _longest_accepted(answers.get(i, []), doc, i, end, k)
             if accepted is None:
                 keystrokes += 1
                 ranked += 1
@@ -275,11 +351,13 @@ def type_document_cjk(doc: str, predict: Predict, tally: Tally) -> None:
         tally.ranked_keystrokes[k] += ranked
 
 
-def _longest_accepted(candidates: list[str], doc: str, i: int, k: int) -> tuple[int, int] | None:
-    """(rank, length) of the longest top-k candidate that `doc` continues with at `i`."""
+def _longest_accepted(
+    candidates: list[str], doc: str, i: int, end: int, k: int
+) -> tuple[int, int] | None:
+    """(rank, length) of the longest top-k candidate that `doc[:end]` continues with at `i`."""
     best: tuple[int, int] | None = None
     for rank, candidate in enumerate(candidates[:k], 1):
-        if doc.startswith(candidate, i) and (best is None or len(candidate) > best[1]):
+        if doc.startswith(candidate, i, end) and (best is None or len(candidate) > best[1]):
             best = (rank, len(candidate))
     return best
 
@@ -308,8 +386,11 @@ def evaluate_file(
 ) -> dict[str, Any]:
     """Run every predictor over one file; the first predictor is the one reported on top.
 
-    Chinese documents are typed by `type_document_cjk`, with the predictor of the same name
-    in `cjk_predictors` where there is one (the character-level baselines).
+    Chinese spans are typed by `type_document_cjk`, with the predictor of the same name
+    in `cjk_predictors` where there is one (the character-level baselines). A file with
+    both kinds of span reports each part under `parts` (`Parts.parts`), for the first
+    predictor, the baselines and the correction modes; the figures beside them are
+    those of the whole.
 
     `modes` holds the first predictor with corrections "off" and "on" (either or both):
     each is typed on the clean text (`corrections` in the result; one that is also in
@@ -322,26 +403,23 @@ def evaluate_file(
     if typos is not None and not modes:
         raise ValueError("typos need the modes to type the corrupted text in")
     docs, bad = read_documents(path, max_words, doc_words)
-    results: dict[str, Tally] = {}
+    results: dict[str, Parts] = {}
     for name, make in predictors.items():
         cjk_make = (cjk_predictors or {}).get(name, make)
         results[name] = _type_all(docs, make, cjk_make, f"{path.name} [{name}]", progress)
     main_name = next(iter(predictors))
-    main = results[main_name]
+    main = results[main_name].total()
     out: dict[str, Any] = {
         "file": str(path),
         "unit": main.unit(),
         "words": main.words,
         "characters": main.chars,
     }
-    out.update(main.quality())
-    out["latency_ms"] = main.latency()
+    out.update(results[main_name].figures())
     if bad:
         out["invalid_utf8_replaced"] = bad
     out["baselines"] = {
-        name: {**t.quality(), "latency_ms": t.latency()}
-        for name, t in results.items()
-        if name != main_name
+        name: parts.figures() for name, parts in results.items() if name != main_name
     }
     if modes:
         clean = {}
@@ -349,9 +427,7 @@ def evaluate_file(
             same = [results[n] for n, m in predictors.items() if m is make]
             label = f"{path.name} [corrections {mode}]"
             clean[mode] = same[0] if same else _type_all(docs, make, make, label, progress)
-        out["corrections"] = {
-            mode: {**t.quality(), "latency_ms": t.latency()} for mode, t in clean.items()
-        }
+        out["corrections"] = {mode: parts.figures() for mode, parts in clean.items()}
     if typos is not None and modes:
         out["typos"] = _type_typos(docs, typos, modes, path.name, progress)
     if phrases is not None:
@@ -368,19 +444,28 @@ def _type_all(
     label: str,
     progress: bool,
     corrupted: list[Corrupted] | None = None,
-) -> Tally:
-    """One predictor over the documents (with their typos, if given)."""
-    tally = Tally()
+) -> Parts:
+    """One predictor over the documents (with their typos, if given), span by span."""
+    parts = Parts()
     bar = progress_bar(len(docs), label, progress)
     for i, doc in enumerate(docs):
-        # A fresh predictor per document: per-document state starts empty.
-        if is_han_document(doc):
-            type_document_cjk(doc, cjk_make(), tally)
-        else:
-            type_document(doc, make(), tally, corrupted[i].typos if corrupted else ())
+        typos = corrupted[i].typos if corrupted else ()
+        # A fresh predictor per document: per-document state starts empty. Both kinds of
+        # span share it when `make` serves both (nextword's router), as in the editor.
+        made: dict[bool, Predict] = {}  # made on first use: by kind of span
+        for start, end, chinese in chinese_spans(doc):
+            if chinese not in made:
+                shared = cjk_make is make and made
+                made[chinese] = (
+                    next(iter(made.values())) if shared else (cjk_make if chinese else make)()
+                )
+            if chinese:
+                type_document_cjk(doc, made[True], parts.chinese, start=start, end=end)
+            else:
+                type_document(doc, made[False], parts.word, typos, start=start, end=end)
         bar.update(1)
     bar.close()
-    return tally
+    return parts
 
 
 def _type_typos(
@@ -402,7 +487,9 @@ def _type_typos(
         "nextword": {
             mode: _type_all(
                 docs, make, make, f"{name} [typos, corrections {mode}]", progress, corrupted
-            ).typo_quality()
+            )
+            .total()
+            .typo_quality()
             for mode, make in modes.items()
         },
         "spellers": {speller: speller_rates(typos, s) for speller, s in run.spellers.items()},
