@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import zipfile
+from pathlib import Path
+
 from nextword.data.corpus import (
     DOC_SEPARATOR,
+    HSK_MEMBER,
     assign_positional_splits,
     assign_splits,
     group_verses_by_book,
     html_to_text,
     normalise_text,
     parse_verse,
+    read_hsk,
+    segment_hsk,
     split_debref,
     strip_ansi,
     strip_pos_tags,
@@ -173,3 +180,36 @@ def test_unwrap_lines_joins_only_lines_a_terminal_wrap_split() -> None:
     full = "    " + "很" * 32  # 68 columns wide
     rest = "\n    $ man 5 sources.list\n短行。\n下一行。"
     assert unwrap_lines(full + "\n    难以合作的人。" + rest) == full + "难以合作的人。" + rest
+
+
+def _hsk(id_: str, level: int, topic: str, chinese: str, words: list[str]) -> dict[str, object]:
+    return {
+        "id": id_,
+        "hsk_level": level,
+        "topic": topic,
+        "chinese": chinese,
+        "tokens": [{"word": w, "pinyin": "", "gloss_en": ""} for w in words],
+    }
+
+
+def test_hsk_sentences_keep_their_punctuation_between_the_listed_words() -> None:
+    # The dataset lists words only; the punctuation between them comes from `chinese`.
+    sentence = _hsk("hsk1-1", 1, "greetings", "老师，您好！", ["老师", "您", "好"])
+    assert segment_hsk(sentence) == "老师 ， 您 好 ！"
+    # A word the sentence does not spell leaves the rest unsegmented, never lost.
+    broken = _hsk("hsk1-2", 1, "greetings", "今天很热。", ["今天", "冷"])
+    assert segment_hsk(broken).replace(" ", "") == "今天很热。"
+
+
+def test_hsk_documents_are_runs_of_one_level_and_topic(tmp_path: Path) -> None:
+    sentences = [
+        _hsk(f"hsk1-{i}", 1, "food", "我想喝茶。", ["我", "想", "喝", "茶"]) for i in range(12)
+    ]
+    sentences.append(_hsk("hsk2-1", 2, "weather", "今天天气很好。", ["今天", "天气", "很", "好"]))
+    wheel = tmp_path / "hsk.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr(HSK_MEMBER, json.dumps(sentences, ensure_ascii=False))
+    docs = list(read_hsk(wheel))
+    assert [doc_id for doc_id, _ in docs] == ["hsk1/food/000", "hsk1/food/001", "hsk2/weather/000"]
+    assert docs[0][1].splitlines() == ["我 想 喝 茶 。"] * 10
+    assert docs[2][1] == "今天 天气 很 好 。"

