@@ -181,3 +181,18 @@ def test_char_baselines_on_the_fixture_training_text(tmp_path: Path):
         out = presage.predict("", "", CJK_K)
         assert len(out) == CJK_K == len(set(out)) and all(is_han(c) for c in out)
     assert char_tokens("今天 OK，\n好") == "u4eca u5929 u4f u4b uff0c\nu597d"
+
+
+def test_character_baselines_learn_from_the_chinese_models_text(tmp_path: Path) -> None:
+    """The word baselines learn from the main model's training text, the character ones
+    from the Chinese model's: built from the English text, they knew no Chinese at all."""
+    from nextword.commands.eval import _baselines
+
+    english, chinese = tmp_path / "en.txt", tmp_path / "zh.txt"
+    english.write_text("the cat saw the dog\n", encoding="utf-8")
+    chinese.write_text("今天天气好。好好学习。\n", encoding="utf-8")
+    notes: list[str] = []
+    words, chars = _baselines(["unigram"], [english], [chinese], notes)
+    assert words["unigram"]()("", "", 1) == ["the"]
+    assert chars["unigram"]()("今天", "", 2) == ["好", "天"]
+    assert notes == []

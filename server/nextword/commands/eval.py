@@ -141,8 +141,12 @@ def run(args: argparse.Namespace) -> int:
             from nextword.data.corpus import default_corpus
 
             args.corpus = default_corpus()
-        train_files = args.train or _training_files(engine, args.corpus)
-        english, chinese = _baselines(wanted, train_files, notes)
+        # Each baseline learns from the text its nextword counterpart learned from: the
+        # word baselines from the main model's, the character ones from the Chinese model's.
+        word_files = args.train or _training_files(engine.engines["en"], args.corpus)
+        zh = engine.engines.get("zh")
+        char_files = args.train or (_training_files(zh, args.corpus) if zh else word_files)
+        english, chinese = _baselines(wanted, word_files, char_files, notes)
         predictors.update(english)
         cjk_predictors.update(chinese)
     progress = not args.no_progress
@@ -249,7 +253,7 @@ def _typo_run(rate: float, seed: int, notes: list[str], stack: ExitStack) -> Typ
 
 
 def _baselines(
-    names: list[str], train_files: list[Path], notes: list[str]
+    names: list[str], train_files: list[Path], char_files: list[Path], notes: list[str]
 ) -> tuple[dict[str, Callable[[], Predict]], dict[str, Callable[[], Predict]]]:
     """Factories for the named baselines: word-level ones, and character-level ones for
     Chinese text under the same names. Each is built on first use, so a run over
@@ -265,19 +269,19 @@ def _baselines(
     chars: dict[str, Callable[[], Predict]] = {}
     cache = Path.home() / ".cache" / "nextword" / "presage"
 
-    def presage(kind: type[PresageBaseline]) -> Predict:
-        return kind(train_files, cache_dir=cache).predict
+    def presage(kind: type[PresageBaseline], files: list[Path]) -> Predict:
+        return kind(files, cache_dir=cache).predict
 
     for name in names:
         if name == "unigram":
             words["unigram"] = _lazy(lambda: UnigramBaseline(train_files).predict)
-            chars["unigram"] = _lazy(lambda: UnigramCharBaseline(train_files).predict)
+            chars["unigram"] = _lazy(lambda: UnigramCharBaseline(char_files).predict)
         elif name == "presage":
             if not PresageBaseline.available():
                 notes.append("presage skipped: not installed (apt-get install presage)")
                 continue
-            words["presage"] = _lazy(lambda: presage(PresageBaseline))
-            chars["presage"] = _lazy(lambda: presage(PresageCharBaseline))
+            words["presage"] = _lazy(lambda: presage(PresageBaseline, train_files))
+            chars["presage"] = _lazy(lambda: presage(PresageCharBaseline, char_files))
         else:
             raise CommandError(f"unknown baseline {name!r}: choose unigram, presage")
     return words, chars
