@@ -447,7 +447,7 @@ class Decider:
         """The `n` most probable words starting with `prefix`, from the cached distribution;
         with `correct`, and words one typing mistake away (corrections.py) among them."""
         if not prefix:
-            own = self.engine.tables.start_candidates(boundary.dense, n)
+            own = self.engine.tables.start_candidates(boundary.dense, n, boundary.context)
             if own is not None:
                 return own
         lex = self.engine.lexicon

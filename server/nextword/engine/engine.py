@@ -60,18 +60,18 @@ class Engine:
         start = time.perf_counter()
         set_inference_threads()
         loaded = load(model)
+        # The typing-error model: the model directory's own, else the bundled one.
+        errors = loaded.path / "typos.json"
+        errors = errors if errors.exists() else MODELS_DIR / "typos.json"
         try:
             lexicon, arrays = load_lexicon(loaded.path, loaded.tokenizer, DEFAULT_MODEL)
+            ngram = NGram(arrays, lexicon.unigram) if "bi_keys" in arrays else None
+            tables = WordTables.load(lexicon, ngram, ErrorModel.read(errors), arrays)
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
             raise ModelError(
                 f"the word tables (lexicon.txt, lexicon.npz) of {loaded.path} are unreadable "
                 f"({type(err).__name__}); re-export the model or delete both files"
             ) from None
-        ngram = NGram(arrays, lexicon.unigram) if "bi_keys" in arrays else None
-        # The typing-error model: the model directory's own, else the bundled one.
-        errors = loaded.path / "typos.json"
-        errors = errors if errors.exists() else MODELS_DIR / "typos.json"
-        tables = WordTables.load(lexicon, ngram, ErrorModel.read(errors))
         engine = cls(loaded, tables, Mixture.read(loaded.path / "mixture.json"))
         engine.phrase_threshold = read_phrase_threshold(loaded.path / "phrases.json")
         if warmup:

@@ -46,15 +46,23 @@ def mixed_counts(
         raw.update(counts)
     if shares is None:
         return raw, raw
-    sizes = [max(1, sum(c.values())) for c in per_file]
+    mixed: Counter[str] = Counter()
+    factors = _mix_factors([sum(c.values()) for c in per_file], shares)
+    for counts, factor in zip(per_file, factors, strict=True):
+        mixed.update({word: max(1, round(c * factor)) for word, c in counts.items()})
+    return raw, mixed
+
+
+def _mix_factors(sizes: list[int], shares: list[float] | None) -> list[float]:
+    """What one occurrence counts in each file: its share of the mix over its share of
+    the words, the least weighted file counting 1 (all 1 without shares)."""
+    if shares is None:
+        return [1.0] * len(sizes)
+    sizes = [max(1, size) for size in sizes]
     total = sum(sizes)
     weights = [share / (size / total) for share, size in zip(shares, sizes, strict=True)]
     least = min(weights)
-    mixed: Counter[str] = Counter()
-    for counts, w in zip(per_file, weights, strict=True):
-        factor = w / least
-        mixed.update({word: max(1, round(c * factor)) for word, c in counts.items()})
-    return raw, mixed
+    return [w / least for w in weights]
 
 
 def build_tables(
@@ -103,24 +111,46 @@ def build_tables(
     print(f"lexicon: {len(words):,} words; n-gram tables: {describe_ngrams(arrays)}")
 
 
-def build_han_tables(segmented_files: list[Path], model_dir: Path) -> None:
+def build_han_tables(
+    segmented_files: list[Path], model_dir: Path, shares: list[float] | None = None
+) -> None:
     """The Chinese lexicon: continuations of 1-4 characters, from word-segmented text.
 
-    The words are the corpus's own segmentation (People's Daily is segmented by
-    hand), so a multi-character candidate is a real word, not a fixed-length chunk.
-    Every Han character the tokenizer holds as one token is a candidate too, so any
-    next character can be offered. With one token per character, the first token of
-    a word is its first character, and P(word) = P(first character) x the word's
-    share of the corpus words that start with that character.
+    The words are the corpus's own segmentation (People's Daily and the HSK sentences
+    are segmented by hand), so a multi-character candidate is a real word, not a
+    fixed-length chunk. Every Han character the tokenizer holds as one token is a
+    candidate too, so any next character can be offered. With one token per character,
+    the first token of a word is its first character, and P(word) = P(first character)
+    x the word's share of the corpus words that start with that character.
+
+    Counts are weighed by the training mix, as for English (`mixed_counts`): the HSK
+    sentences are 2% of the words but a larger share of the batches. Beside them go the
+    `after_*` arrays: how often each continuation followed each character
+    (engine/wordtables.py, `AfterChar`).
     """
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    every: Counter[str] = Counter()
+    per_file: list[tuple[Counter[str], Counter[tuple[str, str]]]] = []
     for file in segmented_files:
+        words_seen: Counter[str] = Counter()
+        after: Counter[tuple[str, str]] = Counter()
         with file.open(encoding="utf-8") as f:
             for line in f:
-                every.update(w for w in line.split() if is_han_text(w))
+                before = ""
+                for w in line.split():
+                    if is_han_text(w):
+                        words_seen[w] += 1
+                        if before:
+                            after[before, w] += 1
+                    before = w[-1]
+        per_file.append((words_seen, after))
+    factors = _mix_factors([sum(w.values()) for w, _ in per_file], shares)
+    every: Counter[str] = Counter()
+    followed: Counter[tuple[str, str]] = Counter()
+    for (words_seen, after), factor in zip(per_file, factors, strict=True):
+        every.update({w: max(1, round(c * factor)) for w, c in words_seen.items()})
+        followed.update({pair: max(1, round(c * factor)) for pair, c in after.items()})
     for token_id in tokenizer.get_vocab().values():
         char = tokenizer.decode([token_id])
         if len(char) == 1 and is_han(char):
@@ -147,10 +177,22 @@ def build_han_tables(segmented_files: list[Path], model_dir: Path) -> None:
         "cond_bare": cond,
         "tokenizer_digest": np.array(tokenizer_digest(tokenizer)),
     }
+    index = {w: i for i, w in enumerate(words)}
+    pairs = [
+        (ord(before), index[w], c)
+        for (before, w), c in followed.items()
+        if c >= MIN_HAN_COUNT and w in index and not before.isspace()
+    ]
+    arrays["after_char"] = np.array([p[0] for p in pairs], dtype=np.int32)
+    arrays["after_word"] = np.array([p[1] for p in pairs], dtype=np.int32)
+    arrays["after_count"] = np.array([p[2] for p in pairs], dtype=np.int32)
     (model_dir / "lexicon.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
     np.savez_compressed(model_dir / "lexicon.npz", **arrays)  # type: ignore[arg-type]
     multi = sum(1 for w in words if len(w) > 1)
-    print(f"lexicon: {len(words):,} continuations ({multi:,} of 2-{MAX_HAN_WORD} characters)")
+    print(
+        f"lexicon: {len(words):,} continuations ({multi:,} of 2-{MAX_HAN_WORD} characters); "
+        f"{len(pairs):,} character-continuation pairs"
+    )
 
 
 def ngram_ids(files: Iterable[Path], index: dict[str, int]) -> np.ndarray:

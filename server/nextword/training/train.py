@@ -337,17 +337,24 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
     (out / "special_tokens_map.json").write_text(
         json.dumps({"bos_token": SPECIAL_TOKEN, "eos_token": SPECIAL_TOKEN}, indent=2) + "\n"
     )
+    files = corpus_files(corpus, "train", sources)
+    mix = state.get("mix")
+    shares = None
+    if mix:
+        sizes = {s: f.stat().st_size for s, f in zip(sources, files, strict=True)}
+        weights = mix_weights(mix, sizes)
+        shares = [weights[s] for s in sources]
     if is_chinese(corpus, sources):
-        segmented = [corpus / "train" / f"{s}.seg.txt" for s in sources]
-        build_han_tables([f for f in segmented if f.exists()], out)
+        # Each segmented copy with its source's share of the mix (None: counted as is).
+        segmented = [
+            (corpus / "train" / f"{s}.seg.txt", share)
+            for s, share in zip(sources, shares or [1.0] * len(sources), strict=True)
+        ]
+        segmented = [(f, share) for f, share in segmented if f.exists()]
+        build_han_tables(
+            [f for f, _ in segmented], out, [share for _, share in segmented] if shares else None
+        )
     else:
-        files = corpus_files(corpus, "train", sources)
-        mix = state.get("mix")
-        shares = None
-        if mix:
-            sizes = {s: f.stat().st_size for s, f in zip(sources, files, strict=True)}
-            weights = mix_weights(mix, sizes)
-            shares = [weights[s] for s in sources]
         build_tables(files, out, shares, known_misspellings())
     kept = ("step", "tokens_seen", "tokens_before", "seconds", "val_loss", "mix")
     training = {k: state[k] for k in kept if k in state}
