@@ -127,6 +127,16 @@ class RoutingDecider:
         decider = self.pick(context)
         return decider is None or decider.has_cached(context)
 
+    def has_ahead(self, context: str) -> bool:
+        """Whether the boundary at `context` was decided ahead, before the space came."""
+        decider = self.pick(context)
+        return decider is not None and decider.has_ahead(context)
+
+    def phrase_threshold(self, context: str) -> float | None:
+        """The fitted phrase threshold of the model that serves `context` (None: no phrases)."""
+        decider = self.pick(context)
+        return None if decider is None else decider.engine.phrase_threshold
+
     def slide_ahead(self, context: str) -> bool:
         decider = self.pick(context)
         return decider is not None and decider.slide_ahead(context)

@@ -669,8 +669,7 @@ class Sessions:
         context, decider, words = s.decided, s.decider, self.settings.phraseWords
         assert context is not None and decider is not None
         s.phrase_searched = context
-        model = decider.pick(context)
-        threshold = None if model is None else model.engine.phrase_threshold
+        threshold = decider.phrase_threshold(context)
         top = decider.filter_cached(context, "", 1)
         if threshold is None or not top or math.log(max(top[0].prob, 1e-12)) < threshold:
             return None
@@ -792,8 +791,7 @@ class Sessions:
             s.behind = False
             decider.catch_up()
         started = time.perf_counter()
-        engine_decider = decider.pick(context)
-        ahead = engine_decider is not None and engine_decider.has_ahead(context)
+        ahead = decider.has_ahead(context)
         decider.decide(context, "", k, spell=False)
         return _Decided(decider, ahead, (time.perf_counter() - started) * 1000)
 
