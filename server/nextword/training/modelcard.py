@@ -49,9 +49,13 @@ CHINESE_INTRO = [
 
 def mix_section(training: dict[str, Any], comparison: dict[str, Any] | None) -> list[str]:
     """The training mix: each source's share, and the short runs it was chosen by."""
-    from nextword.training.mixes import MIXES
+    from nextword.errors import CommandError
+    from nextword.training.mixes import mix_shares
 
-    mix = MIXES.get(training.get("mix", ""))
+    try:
+        mix = mix_shares(training["mix"]) if training.get("mix", "sqrt") != "sqrt" else None
+    except CommandError:
+        mix = None
     if not mix:
         return []
     used = training.get("sources", list(mix))
