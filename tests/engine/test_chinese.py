@@ -79,7 +79,7 @@ def test_the_chinese_mixture_fit_writes_fitted_weights(tmp_path) -> None:
     import shutil
     from pathlib import Path
 
-    from nextword.training.mixture import HAN_DOC_GRID, fit_han_and_save
+    from nextword.training.mixture import HAN_DOC_GRID, HAN_NGRAM_GRID, fit_han_and_save
 
     bundled = Path(__file__).resolve().parents[2] / "server" / "nextword" / "models" / "zh"
     model = tmp_path / "zh"
@@ -88,5 +88,8 @@ def test_the_chinese_mixture_fit_writes_fitted_weights(tmp_path) -> None:
     weights = fit_han_and_save(model, [dev])
     record = json.loads((model / "mixture.json").read_text(encoding="utf-8"))
     assert record["weights"] == weights
-    assert weights["doc"] in HAN_DOC_GRID and weights["ngram"] == 0.0
-    assert set(record["grid"]) == {str(w) for w in HAN_DOC_GRID}
+    assert weights["doc"] in HAN_DOC_GRID and weights["ngram"] in HAN_NGRAM_GRID
+    # The trigram's weights with the cache at 0.3, then the cache's with the trigram's best.
+    tried = {f"ngram {n}, doc 0.3" for n in HAN_NGRAM_GRID}
+    tried |= {f"ngram {weights['ngram']}, doc {d}" for d in HAN_DOC_GRID}
+    assert set(record["grid"]) == tried

@@ -8,7 +8,7 @@ import pytest
 
 from nextword.engine import wordtables
 from nextword.engine.lexicon import Lexicon
-from nextword.engine.wordtables import AfterChar, ChineseTables
+from nextword.engine.wordtables import AfterChar, CharTrigram, ChineseTables
 
 WORDS = sorted(["不", "不是", "不错", "好", "好吃", "很", "真"])
 
@@ -108,3 +108,12 @@ def test_the_tables_count_what_followed_each_character(tmp_path) -> None:
     seen = after.counts("真", lo, hi)
     assert seen is not None and seen[lex.index["不错"] - lo] > 0
     assert after.counts("很", *lex.prefix_range("好")) is not None
+    # The character trigram: after 气很 the text went on with 好; after 。 with 今, 我 or 天.
+    chars = CharTrigram.from_arrays(arrays, lex)
+    assert chars is not None
+    after_hen = chars.component("今天天气很").dense
+    assert lex.words[int(np.argmax(after_hen))] == "好"
+    assert after_hen.sum() == pytest.approx(1.0)
+    sentence_start = chars.component("我是。").dense
+    assert {lex.words[i][0] for i in np.argsort(-sentence_start)[:3]} <= set("今我天")
+    assert chars.history("A好") == (len(lex) + 1, lex.index["好"])

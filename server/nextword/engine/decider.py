@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nextword.engine.components import Candidate, Component, Components, following, repeat_rate
-from nextword.engine.ngram import history_ids
 from nextword.engine.personal import PersonalStore, last_word
 from nextword.engine.scorer import Scorer, common_prefix
 from nextword.engine.weights import NEURAL, NGRAM, USER, USERBIGRAM, Mixture
@@ -388,10 +387,8 @@ class Decider:
             neural[first == engine.space_token] = 0.0
         word_mass = float(neural.sum())
         parts = [Component(NEURAL, neural / word_mass, {})]
-        ngram = engine.tables.ngram
-        if ngram is not None and NGRAM in computed:
-            u, v = history_ids(context, lex.index, len(lex))
-            parts.append(Component(NGRAM, ngram.distribution(u, v), {}))
+        if NGRAM in computed and (counted := engine.tables.ngram_component(context)) is not None:
+            parts.append(counted)
         if self.store is not None and engine.tables.learns:
             parts += self._personal(context, computed)
         parts += self._doc.components(context, self.mixture, update=update)

@@ -147,7 +147,7 @@ class Engine:
             "parameters": self.loaded.n_params,
             "weights_bytes": self.loaded.size_bytes,
             "lexicon_words": len(self.lexicon),
-            "ngram": self.tables.ngram is not None,
+            "ngram": self.tables.ngram_component("") is not None,
             "mixture": self.mixture.weights,
         }
 

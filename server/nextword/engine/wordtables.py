@@ -25,9 +25,9 @@ from nextword.engine.corrections import Corrector, ErrorModel
 from nextword.engine.doclocal import DocumentWords
 from nextword.engine.hancache import following as seen_after
 from nextword.engine.lexicon import Lexicon
-from nextword.engine.ngram import NGram
-from nextword.engine.weights import DOC, DOCBIGRAM, Mixture
-from nextword.engine.words import is_han_text, starts_paragraph, starts_sentence
+from nextword.engine.ngram import NGram, history_ids
+from nextword.engine.weights import DOC, DOCBIGRAM, NGRAM, Mixture
+from nextword.engine.words import is_han, is_han_text, starts_paragraph, starts_sentence
 
 URL_STARTS = ["http", "https", "www", "ftp", "mailto"]
 
@@ -62,6 +62,10 @@ class WordTables(ABC):
     def opening(self, mixed: np.ndarray, context: str, doc: Document) -> None:
         """Remove, in place, what must not open the text after `context`."""
 
+    def ngram_component(self, context: str) -> Component | None:
+        """The n-gram's distribution after `context`; None where the tables have none."""
+        return None
+
     def start_candidates(self, dense: np.ndarray, n: int, context: str) -> list[Candidate] | None:
         """The candidates at a word start where the language ranks them its own way;
         None to rank the distribution's words as they are."""
@@ -74,7 +78,8 @@ class WordTables(ABC):
         """The tables for this lexicon: Chinese when its words are Han continuations."""
         chinese = bool(lexicon.words) and all(is_han_text(w) for w in lexicon.words[:100])
         if chinese:
-            return ChineseTables(lexicon, AfterChar.from_arrays(arrays, len(lexicon)))
+            chars = CharTrigram.from_arrays(arrays, lexicon)
+            return ChineseTables(lexicon, AfterChar.from_arrays(arrays, len(lexicon)), chars)
         return EnglishTables(lexicon, ngram, errors)
 
 
@@ -138,6 +143,12 @@ class EnglishTables(WordTables):
 
     def document(self) -> EnglishDocument:
         return EnglishDocument(self.lexicon)
+
+    def ngram_component(self, context: str) -> Component | None:
+        if self.ngram is None:
+            return None
+        u, v = history_ids(context, self.lexicon.index, len(self.lexicon))
+        return Component(NGRAM, self.ngram.distribution(u, v), {})
 
     def opening(self, mixed: np.ndarray, context: str, doc: Document) -> None:
         if starts_paragraph(context.rstrip(" ")):
@@ -218,10 +229,54 @@ class AfterChar:
         return out
 
 
+class CharTrigram:
+    """A character trigram (ngram.py's tables over the single-character entries), its
+    P(next character) spread over the continuations each character begins, as the
+    model's P(next token) is: P(entry) = P(first character) x P(entry | character).
+
+    The model sees 128 tokens but learned from 2M characters; the counts remember the
+    short everyday phrases (天气很好, 不客气) a few passes of training did not.
+    """
+
+    def __init__(self, ngram: NGram, lexicon: Lexicon):
+        self.ngram = ngram
+        self._index = lexicon.index
+        self._size = len(lexicon)
+        self._first = np.array([lexicon.index.get(w[0], 0) for w in lexicon.words])
+        self._cond = lexicon.cond_bare.astype(np.float64)
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], lexicon: Lexicon) -> CharTrigram | None:
+        if "bi_keys" not in arrays or "char_counts" not in arrays:
+            return None  # a lexicon exported before the trigram existed
+        counts = arrays["char_counts"].astype(np.float64)
+        if len(counts) != len(lexicon) or counts.sum() <= 0:
+            raise ValueError("lexicon.npz: char_counts does not match the word list")
+        return cls(NGram(arrays, counts / counts.sum()), lexicon)
+
+    def history(self, context: str) -> tuple[int, int]:
+        """The ids of the two characters before the cursor: a Han character its entry
+        (unknown W), anything else (punctuation, a space, Latin) and the document
+        start the start symbol W + 1, as training/tables.py counted them."""
+        start = self._size + 1
+        ids = [start, start] + [
+            self._index.get(c, self._size) if is_han(c) else start for c in context[-2:]
+        ]
+        return ids[-2], ids[-1]
+
+    def component(self, context: str) -> Component:
+        chars = self.ngram.distribution(*self.history(context))
+        dense = chars[self._first] * self._cond
+        return Component(NGRAM, dense / (dense.sum() or 1.0), {})
+
+
 class ChineseTables(WordTables):
-    def __init__(self, lexicon: Lexicon, after: AfterChar | None = None):
+    def __init__(
+        self, lexicon: Lexicon, after: AfterChar | None = None, chars: CharTrigram | None = None
+    ):
         self.lexicon = lexicon
         self.after = after or AfterChar({})
+        self.chars = chars
         # For each entry, the range of entries it begins ("中" begins "中国",
         # "中国人"): sorted words make each a contiguous [lo, hi).
         ranges = [lexicon.prefix_range(w) for w in lexicon.words]
@@ -234,6 +289,9 @@ class ChineseTables(WordTables):
 
     def opening(self, mixed: np.ndarray, context: str, doc: Document) -> None:
         """Nothing to remove: Chinese text has no headings in capitals or URL starts."""
+
+    def ngram_component(self, context: str) -> Component | None:
+        return None if self.chars is None else self.chars.component(context)
 
     def start_candidates(self, dense: np.ndarray, n: int, context: str) -> list[Candidate]:
         """One continuation for each of the `n` likeliest next characters.

@@ -216,51 +216,74 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 HAN_DOC_GRID = (0.0, 0.15, 0.3, 0.5, 0.8)
-HAN_FIT_DOCUMENTS = 4
-HAN_FIT_CHARS = 1500
+HAN_NGRAM_GRID = (0.0, 0.15, 0.3, 0.5, 0.8)
+HAN_FIT_CHARS = 1500  # per dev file, from its last documents
 
 
 def fit_han_and_save(model_dir: Path, files: list[Path]) -> dict[str, float]:
-    """A Chinese model's mixture: its distribution and the document cache (engine/hancache.py).
+    """A Chinese model's mixture: its distribution, the character trigram and the
+    document cache (engine/wordtables.py, engine/hancache.py).
 
-    The word trigram and the word caches count space-separated words, which Chinese
-    does not have: they are off. The cache's weight is the grid value with the best
-    continuation top-3 at every Han position of the first HAN_FIT_CHARS characters
-    of the last HAN_FIT_DOCUMENTS dev documents (those an evaluation of the first
-    dev characters never reads), ties broken by the characters accepted beyond the
-    first.
+    The word caches count space-separated words, which Chinese does not have: they are
+    off. The trigram's weight is chosen first (the cache at 0.3), then the cache's,
+    each the grid value with the best next-character top-3 at every Han position of
+    the last HAN_FIT_CHARS characters of each dev file (documents an evaluation of
+    the first dev characters never reads), ties broken by the characters accepted
+    beyond the first.
     """
     from nextword.engine.engine import Engine
 
     engine = Engine.load(model_dir, warmup=False)
-    docs = [d for f in files for d in read_documents(f)[0][-HAN_FIT_DOCUMENTS:]]
-    results = []
-    for w in HAN_DOC_GRID:
-        mixture = Mixture({NEURAL: 1.0, NGRAM: 0.0, DOC: w, DOCBIGRAM: 0.0})
+    docs = [d for f in files for d in _last_characters(read_documents(f)[0], HAN_FIT_CHARS)]
+
+    def score(ngram: float, doc_weight: float) -> tuple[float, float]:
+        mixture = Mixture({NEURAL: 1.0, NGRAM: ngram, DOC: doc_weight, DOCBIGRAM: 0.0})
         positions = hits = saved = 0
         for doc in docs:
             decider = engine.decider(mixture=mixture)
-            for i in range(min(len(doc), HAN_FIT_CHARS)):
-                if not is_han(doc[i]):
+            for i, char in enumerate(doc):
+                if not is_han(char):
                     continue
-                rest = doc[i:]
                 top = [c.text for c in decider.decide(doc[:i], "", 3)]
-                matched = [len(c) for c in top if rest.startswith(c)]
+                matched = [len(c) for c in top if doc.startswith(c, i)]
                 positions += 1
-                hits += bool(matched)
+                hits += char in [c[0] for c in top]
                 saved += max(matched, default=1) - 1
-        results.append((hits / max(positions, 1), saved / max(positions, 1), w))
-        print(f"doc weight {w}: continuation top-3 {results[-1][0]:.4f}", flush=True)
-    top3, _, best = max(results)
-    weights = {NEURAL: 1.0, NGRAM: 0.0, DOC: best, DOCBIGRAM: 0.0}
+        return hits / max(positions, 1), saved / max(positions, 1)
+
+    grid: dict[str, float] = {}
+    best = (0.0, 0.3)
+    for stage in ("ngram", "doc"):
+        values = HAN_NGRAM_GRID if stage == "ngram" else HAN_DOC_GRID
+        results = []
+        for w in values:
+            pair = (w, best[1]) if stage == "ngram" else (best[0], w)
+            top3, chars = score(*pair)
+            grid[f"ngram {pair[0]}, doc {pair[1]}"] = round(top3, 4)
+            results.append((top3, chars, pair))
+            print(f"ngram {pair[0]}, doc {pair[1]}: next-character top-3 {top3:.4f}", flush=True)
+        top3, _, best = max(results)
+    weights = {NEURAL: 1.0, NGRAM: best[0], DOC: best[1], DOCBIGRAM: 0.0}
     record = {
         "weights": weights,
-        "objective": "the document cache's weight by continuation top-3 at each Han position "
-        "(then characters accepted), the word trigram and word caches off",
-        "grid": {str(w): round(t, 4) for t, _, w in results},
+        "objective": "the character trigram's weight, then the document cache's, by "
+        "next-character top-3 at each Han position (then characters accepted); the word "
+        "caches off",
+        "grid": grid,
         "top3": round(top3, 4),
-        "fitted_on": [f"{f} (first {HAN_FIT_CHARS} characters of the last "
-                      f"{HAN_FIT_DOCUMENTS} documents)" for f in files],
-    }  # fmt: skip
+        "fitted_on": [f"{f} (the last {HAN_FIT_CHARS} characters)" for f in files],
+    }
     (model_dir / "mixture.json").write_text(json.dumps(record, indent=2) + "\n")
     return weights
+
+
+def _last_characters(docs: list[str], n: int) -> list[str]:
+    """The last documents, cut so that they hold `n` characters in all (the earliest of
+    them loses its beginning)."""
+    out: list[str] = []
+    for doc in reversed(docs):
+        if n <= 0:
+            break
+        out.insert(0, doc[-n:])
+        n -= len(doc)
+    return out

@@ -178,6 +178,16 @@ def build_han_tables(
         "tokenizer_digest": np.array(tokenizer_digest(tokenizer)),
     }
     index = {w: i for i, w in enumerate(words)}
+    # The character trigram, each file's text repeated as the mix weighs it.
+    ids = []
+    for file, factor in zip(segmented_files, factors, strict=True):
+        once = han_char_ids(file.read_text(encoding="utf-8").splitlines(), index)
+        ids += [once] * max(1, round(factor))
+    char_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+    arrays.update(ngram_tables(char_ids, len(words)))
+    arrays["char_counts"] = np.bincount(
+        char_ids[char_ids < len(words)], minlength=len(words)
+    ).astype(np.float64)
     pairs = [
         (ord(before), index[w], c)
         for (before, w), c in followed.items()
@@ -191,7 +201,7 @@ def build_han_tables(
     multi = sum(1 for w in words if len(w) > 1)
     print(
         f"lexicon: {len(words):,} continuations ({multi:,} of 2-{MAX_HAN_WORD} characters); "
-        f"{len(pairs):,} character-continuation pairs"
+        f"{len(pairs):,} character-continuation pairs; character {describe_ngrams(arrays)}"
     )
 
 
@@ -219,8 +229,24 @@ def _csr(ctx: np.ndarray, nxt: np.ndarray, cnt: np.ndarray, totals: np.ndarray, 
 
 def build_ngrams(files: list[Path], index: dict[str, int]) -> dict[str, np.ndarray]:
     """Bigram and trigram tables over the lexicon ids (unknown = W, <s> = W + 1)."""
-    ids = ngram_ids(files, index)
-    base = len(index) + 2
+    return ngram_tables(ngram_ids(files, index), len(index))
+
+
+def han_char_ids(lines: Iterable[str], index: dict[str, int]) -> np.ndarray:
+    """Characters as lexicon ids for the character trigram: a Han character its entry
+    (unknown W), anything else and each line start the start symbol W + 1 (engine/
+    wordtables.py, `CharTrigram.history`, reads a context the same way)."""
+    unk, start = len(index), len(index) + 1
+    out: list[int] = []
+    for line in lines:
+        out.append(start)
+        out.extend(index.get(c, unk) if is_han(c) else start for c in line.replace(" ", ""))
+    return np.asarray(out, dtype=np.int64)
+
+
+def ngram_tables(ids: np.ndarray, size: int) -> dict[str, np.ndarray]:
+    """Bigram and trigram tables over an id sequence (ids < `size` are predictable)."""
+    base = size + 2
     out: dict[str, np.ndarray] = {}
     for order, name in ((2, "bi"), (3, "tri")):
         ctx = ids[: len(ids) - order + 1].copy()
@@ -233,7 +259,7 @@ def build_ngrams(files: list[Path], index: dict[str, int]) -> dict[str, np.ndarr
         totals = np.add.reduceat(counts, ctx_start)
         types = np.diff(np.append(ctx_start, len(g_ctx)))
         # Predicting "unknown" or "<s>" is of no use to the decider.
-        wanted = g_next < len(index)
+        wanted = g_next < size
         keys, ptr, nx, cn, tot, ty = _csr(
             g_ctx[wanted], g_next[wanted], counts[wanted],
             np.repeat(totals, types)[wanted], np.repeat(types, types)[wanted],
