@@ -148,9 +148,11 @@ def build_han_tables(
     factors = _mix_factors([sum(w.values()) for w, _ in per_file], shares)
     every: Counter[str] = Counter()
     followed: Counter[tuple[str, str]] = Counter()
+    followed_raw: Counter[tuple[str, str]] = Counter()
     for (words_seen, after), factor in zip(per_file, factors, strict=True):
         every.update({w: max(1, round(c * factor)) for w, c in words_seen.items()})
         followed.update({pair: max(1, round(c * factor)) for pair, c in after.items()})
+        followed_raw.update(after)
     for token_id in tokenizer.get_vocab().values():
         char = tokenizer.decode([token_id])
         if len(char) == 1 and is_han(char):
@@ -188,10 +190,12 @@ def build_han_tables(
     arrays["char_counts"] = np.bincount(
         char_ids[char_ids < len(words)], minlength=len(words)
     ).astype(np.float64)
+    # A pair enters by how often it was written, as a word does in English: one HSK
+    # sentence (真好听) weighed up by the mix would otherwise decide every 真好.
     pairs = [
         (ord(before), index[w], c)
         for (before, w), c in followed.items()
-        if c >= MIN_HAN_COUNT and w in index and not before.isspace()
+        if followed_raw[before, w] >= MIN_HAN_COUNT and w in index and not before.isspace()
     ]
     arrays["after_char"] = np.array([p[0] for p in pairs], dtype=np.int32)
     arrays["after_word"] = np.array([p[1] for p in pairs], dtype=np.int32)
