@@ -45,16 +45,18 @@ def after(pairs: dict[tuple[str, str], int]) -> AfterChar:
 SHARES = dense(不=0.30, 不是=0.15, 不错=0.05, 好=0.3, 好吃=0.05, 很=0.1, 真=0.05)
 
 
-@pytest.mark.parametrize("bonus, first", [(0.25, "不是"), (0.5, "不")])
+@pytest.mark.parametrize(
+    "bonus, expected", [(0.25, ["好", "不是", "很"]), (0.5, ["不", "好", "很"])]
+)
 def test_without_the_corpus_pairs_a_word_shows_when_it_saves_most(
-    bonus: float, first: str, monkeypatch: pytest.MonkeyPatch
+    bonus: float, expected: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(wordtables, "LENGTH_BONUS", bonus)
     tables = ChineseTables(lexicon())
     shown = [c.text for c in tables.start_candidates(SHARES, 3, "今天天气真")]
     # 不 begins half the mass: 不是 (0.15 x 1) beats 不 alone (0.5 x bonus) with the
     # small bonus only; 好 alone (0.35 x bonus) beats 好吃 (0.05 x 1) with either.
-    assert shown == [first, "好", "很"]
+    assert shown == expected  # in the order of the shown continuations' probabilities
 
 
 def test_what_followed_the_character_before_picks_the_word() -> None:
@@ -67,11 +69,12 @@ def test_what_followed_the_character_before_picks_the_word() -> None:
     assert other == plain and "不错" not in other
 
 
-def test_the_list_keeps_the_order_of_the_next_characters() -> None:
+def test_the_likeliest_characters_each_show_one_continuation_by_its_probability() -> None:
     tables = ChineseTables(lexicon(), after({("真", "不错"): 40}))
     shown = tables.start_candidates(SHARES, 3, "真")
-    assert [c.text[0] for c in shown] == ["不", "好", "很"]
-    assert all(0 < c.prob <= 1 for c in shown)
+    assert sorted(c.text[0] for c in shown) == sorted("不好很")
+    probs = [c.prob for c in shown]
+    assert probs == sorted(probs, reverse=True) and all(0 < p <= 1 for p in probs)
 
 
 def test_pairs_that_name_no_word_are_refused() -> None:

@@ -297,13 +297,14 @@ class ChineseTables(WordTables):
         """One continuation for each of the `n` likeliest next characters.
 
         A continuation is offered when the text goes on with it, so its probability is
-        that of every word it begins: P("中国") counts "中国人民" too. The characters
-        are ranked by that probability, and the list keeps their order, so the next
-        character is ranked as the model ranks it whatever is shown. For each, the
-        continuation shown is the one with the most characters to save (LENGTH_BONUS):
-        a long word when it is likely after this context (`AfterChar`), the character
-        alone when not. Distinct first characters make the short list cover more of
-        what may come next.
+        that of every word it begins: P("中国") counts "中国人民" too. The `n` likeliest
+        characters are chosen by that probability. For each, the continuation shown is
+        the one with the most characters to save (LENGTH_BONUS): a long word when it is
+        likely after this context (`AfterChar`), the character alone when not. Distinct
+        first characters make the short list cover more of what may come next. The
+        list is ordered by the shown continuations' own probabilities, the figures the
+        user sees (ordering by the characters' kept next-character top-3 0.5 points
+        higher on People's Daily dev, but printed 9.2% above 9.8%).
         """
         sums = np.concatenate([[0.0], np.cumsum(dense)])
         mass = sums[self._begins_hi] - sums[self._begins_lo]
@@ -322,7 +323,7 @@ class ChineseTables(WordTables):
             score = words_mass * (self._lengths[lo:hi] - 1 + LENGTH_BONUS)
             best = int(np.argmax(score))
             out.append(Candidate(self.lexicon.words[lo + best], float(words_mass[best]) / total))
-        return out
+        return sorted(out, key=lambda c: -c.prob)
 
     def _after_context(
         self, dense: np.ndarray, char_mass: float, before: str, lo: int, hi: int
