@@ -64,6 +64,34 @@ def test_mixed_documents_route_per_decision(router: Router) -> None:
     assert latin_prefix and all(w.startswith("th") for w in latin_prefix)
 
 
+# Everyday contexts, written for these tests (none is in the dev splits): what a user
+# of an input method types, and what the bundled model must offer among its first few.
+EVERYDAY = [
+    ("今天天气真", 3, {"好", "不错"}),
+    ("下班以后我想喝", 3, {"茶", "咖啡", "水"}),
+    ("这个菜很好", 3, {"吃"}),
+    ("周末我打算去", 3, {"旅行", "旅游"}),
+]
+
+
+@pytest.mark.parametrize("context, k, wanted", EVERYDAY)
+def test_everyday_contexts_offer_what_people_say(
+    router: Router, context: str, k: int, wanted: set[str]
+) -> None:
+    found = texts(router, context, k)
+    assert wanted & set(found), (context, found)
+
+
+def test_the_weather_is_good_comes_first(router: Router) -> None:
+    assert texts(router, "今天天气很")[0] == "好"
+
+
+def test_a_sure_word_is_offered_whole(router: Router) -> None:
+    """After 祝你生日 the model is sure of 快乐: the continuation is the word, which
+    saves a keystroke, not the character 快 alone."""
+    assert texts(router, "祝你生日", 1) == ["快乐"]
+
+
 def test_predict_offers_chinese_continuations() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "nextword", "predict", "--json", "今天天气很"],
