@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         "options": {"sources": args.sources or None, "lang": args.lang},
         "format": "UTF-8 text; documents separated by a line holding only \\f",
         "split": "sha1(source + '\\n' + document id) % 100: 0-2 dev, 3-5 test, else train; "
-        "wiki dev widened to >= 60k words; peoples_daily by position 90/5/5",
+        "wiki dev widened to >= 60k words, hsk dev to >= 2,500; peoples_daily by position 90/5/5",
         "sources": [entries[i] for i in order if i in entries],
     }
     out.mkdir(parents=True, exist_ok=True)
