@@ -193,8 +193,9 @@ class AfterChar:
 
     The lexicon's P(word | first character) is one share for every context: after 很
     and after 天 alike, 好 is mostly 好 alone. What followed the character before the
-    cursor in the corpus ("天气 真 不错", "很 好") sharpens it where the corpus has
-    seen that pair. Built by training/tables.py (`after_*` arrays in lexicon.npz).
+    cursor in the corpus (after 很: 多, 大, 好 alone; after 真, as in 认真, 贯彻 and
+    学习) sharpens it where the corpus has seen that pair. Built by training/tables.py
+    (`after_*` arrays in lexicon.npz).
     """
 
     def __init__(self, rows: dict[str, tuple[np.ndarray, np.ndarray]]):
