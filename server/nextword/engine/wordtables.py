@@ -231,6 +231,16 @@ class AfterChar:
         return out
 
 
+def char_id(char: str, index: dict[str, int]) -> int:
+    """A character as the character trigram counts it: a Han character its lexicon
+    entry (unknown: W), anything else (punctuation, a space, Latin) the start symbol
+    W + 1, which also stands for the document and line start. training/tables.py counts
+    the training text with it, `CharTrigram.history` reads a context with it."""
+    if is_han(char):
+        return index.get(char, len(index))
+    return len(index) + 1
+
+
 class CharTrigram:
     """A character trigram (ngram.py's tables over the single-character entries), its
     P(next character) spread over the continuations each character begins, as the
@@ -258,13 +268,10 @@ class CharTrigram:
         return cls(NGram(arrays, counts / counts.sum()), lexicon)
 
     def history(self, context: str) -> tuple[int, int]:
-        """The ids of the two characters before the cursor: a Han character its entry
-        (unknown W), anything else (punctuation, a space, Latin) and the document
-        start the start symbol W + 1, as training/tables.py counted them."""
+        """The ids (`char_id`) of the two characters before the cursor; the document
+        start counts as the start symbol."""
         start = self._size + 1
-        ids = [start, start] + [
-            self._index.get(c, self._size) if is_han(c) else start for c in context[-2:]
-        ]
+        ids = [start, start] + [char_id(c, self._index) for c in context[-2:]]
         return ids[-2], ids[-1]
 
     def component(self, context: str) -> Component:

@@ -18,6 +18,7 @@ from nextword.data.documents import count_words, read_documents
 from nextword.engine.lexicon import conditional, first_tokens, tokenizer_digest
 from nextword.engine.ngram import events
 from nextword.engine.words import is_candidate, is_han, is_han_text
+from nextword.engine.wordtables import char_id
 
 MAX_WORDS = 60_000
 # N-grams seen once are pruned from the tables, their contexts' totals kept, so the
@@ -132,18 +133,18 @@ def build_han_tables(
 
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     per_file: list[tuple[Counter[str], Counter[tuple[str, str]]]] = []
-    for file in segmented_files:
+    texts = [file.read_text(encoding="utf-8").splitlines() for file in segmented_files]
+    for lines in texts:
         words_seen: Counter[str] = Counter()
         after: Counter[tuple[str, str]] = Counter()
-        with file.open(encoding="utf-8") as f:
-            for line in f:
-                before = ""
-                for w in line.split():
-                    if is_han_text(w):
-                        words_seen[w] += 1
-                        if before:
-                            after[before, w] += 1
-                    before = w[-1]
+        for line in lines:
+            before = ""
+            for w in line.split():
+                if is_han_text(w):
+                    words_seen[w] += 1
+                    if before:
+                        after[before, w] += 1
+                before = w[-1]
         per_file.append((words_seen, after))
     factors = _mix_factors([sum(w.values()) for w, _ in per_file], shares)
     every: Counter[str] = Counter()
@@ -182,9 +183,8 @@ def build_han_tables(
     index = {w: i for i, w in enumerate(words)}
     # The character trigram, each file's text repeated as the mix weighs it.
     ids = []
-    for file, factor in zip(segmented_files, factors, strict=True):
-        once = han_char_ids(file.read_text(encoding="utf-8").splitlines(), index)
-        ids += [once] * max(1, round(factor))
+    for lines, factor in zip(texts, factors, strict=True):
+        ids += [han_char_ids(lines, index)] * max(1, round(factor))
     char_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
     arrays.update(ngram_tables(char_ids, len(words)))
     arrays["char_counts"] = np.bincount(
@@ -237,14 +237,13 @@ def build_ngrams(files: list[Path], index: dict[str, int]) -> dict[str, np.ndarr
 
 
 def han_char_ids(lines: Iterable[str], index: dict[str, int]) -> np.ndarray:
-    """Characters as lexicon ids for the character trigram: a Han character its entry
-    (unknown W), anything else and each line start the start symbol W + 1 (engine/
-    wordtables.py, `CharTrigram.history`, reads a context the same way)."""
-    unk, start = len(index), len(index) + 1
+    """The segmented lines' characters as the character trigram counts them
+    (engine/wordtables.py, `char_id`), each line opening with the start symbol."""
+    start = len(index) + 1
     out: list[int] = []
     for line in lines:
         out.append(start)
-        out.extend(index.get(c, unk) if is_han(c) else start for c in line.replace(" ", ""))
+        out.extend(char_id(c, index) for c in line.replace(" ", ""))
     return np.asarray(out, dtype=np.int64)
 
 
