@@ -88,6 +88,65 @@ def test_the_next_boundary_is_decided_before_the_space(default_engine: Any) -> N
     assert ranked and decider.stats.forwards == forwards and decider.stats.ahead_hits == 1
 
 
+def test_a_guessed_boundary_is_decided_as_if_typed(default_engine: Any) -> None:
+    """Reaching a speculated boundary takes it as decided, neither model nor mixture
+    again, and it is what deciding there without a guess gives: the document counted
+    the guessed word (in a copy) as it counts a written one."""
+    context = "The zorblax ate. The zorblax slept. Let me know if you have any "
+    plain = default_engine.decider()
+    plain.decide(context, "", 3)
+    expected = plain.decide(context + "questions ", "", 20)
+    guessing = default_engine.decider()
+    guessing.decide(context, "", 3)
+    assert guessing.speculate(context, "questi")
+    forwards = guessing.stats.forwards
+    found = guessing.decide(context + "questions ", "", 20)
+    assert guessing.stats.adopted == 1 and guessing.stats.forwards == forwards
+    assert [c.text for c in found] == [c.text for c in expected]
+    assert [c.prob for c in found] == pytest.approx([c.prob for c in expected], rel=1e-6)
+    # The document counted "questions" once, as the plain decider's did.
+    assert guessing._doc.words == plain._doc.words
+
+
+def test_a_wrong_guess_leaves_the_document_as_written(default_engine: Any) -> None:
+    context = "Let me know if you have any "
+    plain = default_engine.decider()
+    plain.decide(context, "", 3)
+    expected = plain.decide(context + "quibbles ", "", 10)
+    guessing = default_engine.decider()
+    guessing.decide(context, "", 3)
+    assert guessing.speculate(context, "questi")  # guessed "questions", wrote "quibbles"
+    found = guessing.decide(context + "quibbles ", "", 10)
+    assert guessing.stats.adopted == 0
+    assert [c.text for c in found] == [c.text for c in expected]
+    assert [c.prob for c in found] == pytest.approx([c.prob for c in expected], rel=1e-6)
+
+
+def test_the_boundary_after_a_full_stop_is_decided_before_the_space(default_engine: Any) -> None:
+    context = "Thank you for your help with the report."
+    plain = default_engine.decider()
+    plain.decide(context, "", 3)
+    expected = plain.decide(context + " ", "", 10)
+    guessing = default_engine.decider()
+    guessing.decide(context, "", 3)
+    assert guessing.speculate_space(context)
+    assert not guessing.speculate_space(context)  # once
+    forwards = guessing.stats.forwards
+    found = guessing.decide(context + " ", "", 10)
+    assert guessing.stats.adopted == 1 and guessing.stats.forwards == forwards
+    assert [c.text for c in found] == [c.text for c in expected]
+    assert found[0].text[0].isupper()  # a sentence start
+
+
+def test_no_space_is_guessed_where_a_word_follows_directly(default_engine: Any) -> None:
+    decider = default_engine.decider()
+    code = "import os\n\nclass Reader:\n    def read(self):\n        return self."
+    decider.decide(code, "", 3)
+    assert not decider.speculate_space(code)  # the model expects an attribute name
+    decider.decide("Call the function(", "", 3)
+    assert not decider.speculate_space("Call the function(")  # not a space's place
+
+
 def test_no_guess_while_the_word_is_open(default_engine: Any) -> None:
     decider = default_engine.decider()
     context = "I went to the "

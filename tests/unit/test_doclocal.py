@@ -28,6 +28,19 @@ def test_followers_of_the_last_word():
     assert doc.last_word == "Dagny" and doc.following() == {"Taggart": 2}
 
 
+def test_a_fork_counts_a_guess_and_leaves_the_counts_it_came_from():
+    doc = DocumentWords({"the": 0})
+    doc.update("Dagny Taggart met the ")
+    guess = doc.fork()
+    guess.update("Dagny Taggart met the Dagny Taggart ")
+    assert guess.total == 6 and guess.known.tolist() == [1]
+    assert guess.bigrams["the"] == {"Dagny": 1} and guess.following() == {"met": 1}
+    assert doc.total == 4 and "the" not in doc.bigrams  # the original is untouched
+    doc.update("Dagny Taggart met the Dagny Reardon ")  # the user wrote something else
+    assert doc.bigrams["Dagny"] == {"Taggart": 1, "Reardon": 1}
+    assert guess.bigrams["Dagny"] == {"Taggart": 2}  # each copied the counter it changed
+
+
 def test_repeat_rate_trusts_caches_whose_words_repeat():
     assert repeat_rate(1, 1) == 0.5  # a young cache: one word, seen once
     assert repeat_rate(3, 0) == 1.0  # "Dagny" was always followed by "Taggart"

@@ -69,3 +69,6 @@ def test_the_boundary_a_speculation_decided() -> None:
     assert not follows_guess("any ", "any questions, ")  # punctuation: not a guessed word
     assert not follows_guess("any ", "any more questions ")  # two words
     assert not follows_guess(None, "any questions ")
+    assert follows_guess("any questions.", "any questions. ")  # the space after punctuation
+    assert not follows_guess("any questions.", "any questions.\n")
+    assert not follows_guess("any ", "any  ")

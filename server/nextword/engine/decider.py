@@ -24,6 +24,7 @@ from nextword.engine.words import WORD_RE, is_word, starts_sentence
 
 if TYPE_CHECKING:
     from nextword.engine.engine import Engine
+    from nextword.engine.wordtables import Document
 
 # Longest word the token search spells out, in tokens.
 MAX_SPELL_TOKENS = 4
@@ -32,8 +33,11 @@ MAX_SPELL_TOKENS = 4
 # context, ~6 ms here instead of ~25 ms for a full window); the window grows back.
 CATCH_UP_TOKENS = 24
 # A word typed this far is guessed, and the boundary after it decided ahead, once its
-# probability given the prefix reaches this.
+# probability given the prefix reaches this; after a full stop or a comma, the
+# boundary after a space, once the model gives a space this much.
 SPECULATE_MIN = 0.5
+# What a space usually follows in prose (not "(" or "/", which a word follows).
+SPACE_AFTER = frozenset(".,;:!?)")
 # A phrase goes on only while its next word is at least this likely, and while the
 # model expects a word at all (not a full stop) at least this much.
 PHRASE_MIN_WORD = 0.05
@@ -51,6 +55,7 @@ class DeciderStats:
     forwards: int = 0  # model calls
     decisions_ahead: int = 0  # boundaries decided ahead of the text (phrases)
     ahead_hits: int = 0  # boundaries the text reached after they were decided ahead
+    adopted: int = 0  # of those, taken as decided (a guess, mixed as if written)
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,10 @@ class _Boundary:
     # Per spelled prefix: the share of its mass the spelled words do not cover, so a
     # lone spelled word shows its real share, not 100%.
     unspelled: dict[str, float] = field(default_factory=dict)
+    # Decided ahead over a guess as if it were written: the document caches counted up
+    # to `context`, which the decider takes over with the decision when the text
+    # reaches it. None for a phrase's boundaries (mixed again when reached).
+    doc: Document | None = None
 
 
 class Decider:
@@ -220,9 +229,16 @@ class Decider:
         if boundary is not None and boundary.context == context:
             return boundary
         ahead = self._ahead.get(context)
-        # Decided ahead, the boundary lacked the words the user has now written: it is
-        # mixed again with the document's counts, over the model output already computed.
-        boundary = self._decide_boundary(context, reuse=ahead)
+        if ahead is not None and self._adoptable(ahead):
+            # A guess the user has now written: decided as a fresh decision would be.
+            assert ahead.doc is not None
+            self._doc, boundary = ahead.doc, ahead
+            self.stats.adopted += 1
+        else:
+            # Decided ahead by a phrase, the boundary lacked the words the user has now
+            # written: it is mixed again with the document's counts, over the model
+            # output already computed.
+            boundary = self._decide_boundary(context, reuse=ahead)
         if ahead is not None:
             self.stats.ahead_hits += 1
         else:
@@ -231,6 +247,47 @@ class Decider:
         # What lies beyond this context is still ahead; the rest was not written.
         self._ahead = {c: b for c, b in self._ahead.items() if c.startswith(context)}
         return boundary
+
+    def _adoptable(self, ahead: _Boundary) -> bool:
+        """Whether a boundary decided ahead is what deciding it now would give: counted
+        as written, over the token window the decider would use now (a slide may have
+        moved it since), and no learning in between (the user's counts change as
+        words are written)."""
+        return (
+            ahead.doc is not None
+            and self.store is None
+            and ahead.tokens == self._tokens(ahead.context)
+        )
+
+    def _decide_ahead(self, text: str) -> _Boundary:
+        """The boundary at `text` as if it were written: the document caches count the
+        guessed words in a fork, so the decision is whole when the text reaches it."""
+        doc = self._doc.fork()
+        step = self._decide_boundary(text, doc=doc)
+        step.doc = doc
+        self.stats.decisions_ahead += 1
+        self._ahead = {**self._ahead, text: step}
+        return step
+
+    def speculate_space(self, context: str, min_prob: float = SPECULATE_MIN) -> bool:
+        """Decide ahead the boundary after a space, at a boundary after punctuation.
+
+        After "questions." a space is the likely next key, and the boundary after it
+        has the same tokens (a space belongs to the next word's first token): deciding
+        it ahead is the mixture alone, run between keystrokes. Only where the model
+        gives a space `min_prob` (not "self." in code). Returns True when it decided.
+        """
+        boundary = self._cached(context)
+        if boundary is None or not context or context[-1] not in SPACE_AFTER:
+            return False
+        text = context + " "
+        if text in self._ahead:
+            return False
+        space = float(np.exp(boundary.logprobs[self.engine.space_led()]).sum())
+        if space < min_prob:
+            return False
+        self._decide_ahead(text)
+        return True
 
     def speculate(self, context: str, prefix: str, min_prob: float = SPECULATE_MIN) -> bool:
         """Decide ahead the boundary after the word being typed, if one word is likely.
@@ -251,9 +308,7 @@ class Decider:
         if self._guessed == context or text in self._ahead:
             return False
         self._guessed = context
-        step = self._decide_boundary(text, update=False)
-        self.stats.decisions_ahead += 1
-        self._ahead = {**self._ahead, text: step}
+        self._decide_ahead(text)
         return True
 
     def shown_phrase(self, context: str, prefix: str = "", max_words: int = 4) -> Phrase | None:
@@ -355,22 +410,32 @@ class Decider:
             ids = tok.encode("\n", add_special_tokens=False).ids
         return ids[-self.window_tokens :]
 
+    def _tokens(self, context: str) -> list[int]:
+        """The token window the model reads for the word after `context`: a single
+        space before the word belongs to the word's first token (" the")."""
+        return self._window(context[:-1] if context.endswith(" ") else context)
+
     def components(
-        self, context: str, *, update: bool = True, reuse: _Boundary | None = None
+        self,
+        context: str,
+        *,
+        update: bool = True,
+        reuse: _Boundary | None = None,
+        doc: Document | None = None,
     ) -> Components:
         """The word distributions mixed at this boundary, each with its weight name.
 
         With `update` False (a look ahead over guessed words), the document caches
         are not brought up to `context`. `reuse`, a boundary decided ahead at this
-        context, lends its model output when the token window is the same.
+        context, lends its model output when the token window is the same. `doc`:
+        the document caches to count with (default: the decider's own).
         """
         engine, lex = self.engine, self.engine.lexicon
         # A component weighted 0 (a Chinese model has no word trigram or document
         # pairs: its text has no spaces to count words by) is not computed at all.
         computed = self.mixture.computed()
-        # A single space before the word belongs to the word's first token (" the").
         lead = " " if context.endswith(" ") else ""
-        tokens = self._window(context[:-1] if lead else context)
+        tokens = self._tokens(context)
         if reuse is not None and reuse.tokens == tokens:
             logprobs = reuse.logprobs
         else:
@@ -391,7 +456,7 @@ class Decider:
             parts.append(counted)
         if self.store is not None and engine.tables.learns:
             parts += self._personal(context, computed)
-        parts += self._doc.components(context, self.mixture, update=update)
+        parts += (doc or self._doc).components(context, self.mixture, update=update)
         return Components(parts, tokens, logprobs, lead, self._doc.words, min(1.0, word_mass))
 
     def _personal(self, context: str, computed: set[str]) -> list[Component]:
@@ -417,9 +482,15 @@ class Decider:
         return parts
 
     def _decide_boundary(
-        self, context: str, *, update: bool = True, reuse: _Boundary | None = None
+        self,
+        context: str,
+        *,
+        update: bool = True,
+        reuse: _Boundary | None = None,
+        doc: Document | None = None,
     ) -> _Boundary:
-        found = self.components(context, update=update, reuse=reuse)
+        doc = doc or self._doc
+        found = self.components(context, update=update, reuse=reuse, doc=doc)
         # Weights of the components present renormalised: an empty document has no
         # document-local evidence, and its share goes to the others.
         weights = [self.mixture.weight(p.name) * p.confidence for p in found.parts]
@@ -431,7 +502,7 @@ class Decider:
             mixed += weight * part.dense
             for word, p in part.extra.items():
                 extra[word] = extra.get(word, 0.0) + weight * p
-        self.engine.tables.opening(mixed, context, self._doc)
+        self.engine.tables.opening(mixed, context, doc)
         return _Boundary(
             context, mixed, extra, found.lead, found.tokens, found.logprobs, found.word_mass
         )

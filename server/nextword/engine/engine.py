@@ -45,6 +45,7 @@ class Engine:
         self._token_texts: list[str] | None = None
         self._texts_array = np.array([], dtype=str)
         self._by_text: dict[str, int] = {}
+        self._space_led: np.ndarray | None = None
         self.load_seconds = 0.0
         # The least score (mean log-probability per word) of a phrase worth showing,
         # fitted on dev text for a precision (training/phrase_fit.py); None: no phrases.
@@ -116,6 +117,13 @@ class Engine:
             self._texts_array = np.array(self._token_texts, dtype=str)
             self._by_text = {t: i for i, t in enumerate(self._token_texts)}
         return self._token_texts
+
+    def space_led(self) -> np.ndarray:
+        """Which tokens begin with a space (computed on first use)."""
+        if self._space_led is None:
+            self.token_texts()
+            self._space_led = np.char.startswith(self._texts_array, " ")
+        return self._space_led
 
     def consistent_tokens(self, word: str, target: str, lead: str) -> list[int]:
         """Tokens that extend `word` (which starts with `lead`) along `target`.

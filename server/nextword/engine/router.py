@@ -110,6 +110,10 @@ class RoutingDecider:
         decider = self.pick(context, prefix)
         return decider is not None and decider.speculate(context, prefix)
 
+    def speculate_space(self, context: str) -> bool:
+        decider = self.pick(context)
+        return decider is not None and decider.speculate_space(context)
+
     def shown_phrase(self, context: str, prefix: str = "", max_words: int = 4) -> Phrase | None:
         decider = self.pick(context, prefix)
         return None if decider is None else decider.shown_phrase(context, prefix, max_words)

@@ -45,6 +45,10 @@ class Document(ABC):
         """The document caches' distributions at the end of `context`; with `update`
         False, the counts stay those of the text already counted (a look ahead)."""
 
+    @abstractmethod
+    def fork(self) -> Document:
+        """Caches that may count guessed text, leaving these as they are."""
+
 
 class WordTables(ABC):
     """The lexicon a decider ranks and what is special about its language."""
@@ -86,13 +90,16 @@ class WordTables(ABC):
 class EnglishDocument(Document):
     """The document's words and word pairs (doclocal.py), as two components."""
 
-    def __init__(self, lexicon: Lexicon):
+    def __init__(self, lexicon: Lexicon, counts: DocumentWords | None = None):
         self._lexicon = lexicon
-        self.counts = DocumentWords(lexicon.index)
+        self.counts = counts or DocumentWords(lexicon.index)
 
     @property
     def words(self) -> int:
         return self.counts.total
+
+    def fork(self) -> EnglishDocument:
+        return EnglishDocument(self._lexicon, self.counts.fork())
 
     def components(self, context: str, mixture: Mixture, *, update: bool = True) -> list[Component]:
         computed = mixture.computed()
@@ -168,6 +175,9 @@ class ChineseDocument(Document):
     @property
     def words(self) -> int:
         return 0  # no spaces to count words by
+
+    def fork(self) -> ChineseDocument:
+        return self  # it keeps no counts: what it offers is read from the context
 
     def components(self, context: str, mixture: Mixture, *, update: bool = True) -> list[Component]:
         if DOC not in mixture.computed():

@@ -17,7 +17,10 @@ Work ahead of the user runs on the worker's background lane, after any request:
   document whose client asks for ghost text; typing that leaves the phrase drops it,
   typing through it uses it up, and its boundaries, decided ahead, need no model call;
 - a speculation: while a word is typed, once one word is likely enough, the boundary
-  after it is decided (one guess per word), with the phrase that follows it.
+  after it is decided (one guess per word), with the phrase that follows it; after
+  punctuation that a space likely follows, the boundary after the space.
+Reaching a guessed boundary takes the decision as made (the engine counted the guess
+into a copy of the document's caches), so the answer needs neither model nor mixture.
 A new boundary drops whatever of this still waits for the worker.
 """
 
@@ -112,10 +115,13 @@ class HeldPhrase:
 
 
 def follows_guess(guessed: str | None, context: str) -> bool:
-    """True when `context` is `guessed` plus one word and a space: the boundary a
-    speculation on the word typed at `guessed` decided ahead."""
+    """True when `context` is `guessed` plus one word and a space, or plus a space: the
+    boundary a speculation at `guessed` decided ahead (on the word typed there, or on
+    the space after punctuation)."""
     if guessed is None or not context.endswith(" ") or not context.startswith(guessed):
         return False
+    if guessed and not guessed[-1].isspace() and context == guessed + " ":
+        return True
     return WORD_RE.fullmatch(context[len(guessed) : -1]) is not None
 
 
@@ -652,6 +658,8 @@ class Sessions:
         self.worker.submit(
             lambda: decider.slide_ahead(context), key=_slide_key(s.uri), background=True
         )
+        if self.settings.speculate:
+            self._speculate_space(s, context)
 
     def _search(self, s: Session) -> _Search | None:
         """Search the phrase at the boundary decided in `s`, in the background, when its
@@ -709,6 +717,21 @@ class Sessions:
         if words >= 2:  # the phrase search rides on the guess
             search = s.search = _Search(context, prefix, job, key)
         job.add_done_callback(lambda f: self._guessed(s, context, search, f))
+
+    def _speculate_space(self, s: Session, context: str) -> None:
+        """At a boundary after punctuation ("questions."), decide the boundary after the
+        space that likely comes next, in the background (the engine checks the model
+        expects one; it costs the mixture, not a forward)."""
+        decider = s.decider
+        if decider is None:
+            return
+
+        def guess() -> tuple[bool, None]:
+            return self._current(s, decider, context) and decider.speculate_space(context), None
+
+        key = _speculate_key(s.uri)
+        job = asyncio.wrap_future(self.worker.submit(guess, key=key, background=True))
+        job.add_done_callback(lambda f: self._guessed(s, context, None, f))
 
     @staticmethod
     def _current(s: Session, decider: RoutingDecider, context: str) -> bool:
