@@ -167,9 +167,9 @@ async def test_phrase_words_zero_switches_phrases_off(model: Path) -> None:
 
 async def test_the_next_boundary_is_decided_before_the_space(model: Path) -> None:
     async with session(model, phraseWords=0) as client:
-        doc = open_doc(client, URI, "Let me know if you have any ")
+        doc = open_doc(client, URI, "Thank you for your ")
         await complete(client, doc)
-        await type_keys(client, doc, "questions")
+        await type_keys(client, doc, "help")
         before = await _after_speculation(client)
         await type_keys(client, doc, " ")
         after = (await stats(client))["overall"]
@@ -179,18 +179,17 @@ async def test_the_next_boundary_is_decided_before_the_space(model: Path) -> Non
         assert (await complete(client, doc)).items
 
 
-async def test_the_boundary_after_a_full_stop_is_decided_before_the_space(model: Path) -> None:
+async def test_the_boundary_after_a_comma_is_decided_before_the_space(model: Path) -> None:
     async with session(model, phraseWords=0) as client:
-        doc = open_doc(client, URI, "Thank you for your help with the report")
+        doc = open_doc(client, URI, "When the train finally arrived")
         await complete(client, doc)
-        await type_keys(client, doc, ".")
+        await type_keys(client, doc, ",")
         before = await _after_speculation(client)
         await type_keys(client, doc, " ")
         after = (await stats(client))["overall"]
         assert after["speculationHits"] == before["speculationHits"] + 1
         assert after["decidedAhead"] == before["decidedAhead"] + 1
-        items = (await complete(client, doc)).items
-        assert items and items[0].label[0].isupper()  # a sentence start
+        assert (await complete(client, doc)).items
 
 
 async def _after_speculation(client: LanguageClient) -> dict[str, Any]:
