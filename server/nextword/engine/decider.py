@@ -95,6 +95,10 @@ class _Boundary:
     # to `context`, which the decider takes over with the decision when the text
     # reaches it. None for a phrase's boundaries (mixed again when reached).
     doc: Document | None = None
+    # The candidates at the word start, best first, and how many were asked for: the
+    # decision, the popup, the ghost text and the phrase search all read them (once
+    # computed they never change: a spelled word needs a prefix).
+    starts: tuple[int, list[Candidate]] | None = None
 
 
 class Decider:
@@ -530,6 +534,17 @@ class Decider:
         """The `n` most probable words starting with `prefix`, from the cached distribution;
         with `correct`, and words one typing mistake away (corrections.py) among them;
         with `typed`, the prefix itself as a word among them (no completion, but a guess)."""
+        if not prefix:
+            starts = boundary.starts
+            if starts is None or starts[0] < n:
+                starts = n, self._filter_words(boundary, "", n, False, False)
+                boundary.starts = starts
+            return starts[1][:n]
+        return self._filter_words(boundary, prefix, n, correct, typed)
+
+    def _filter_words(
+        self, boundary: _Boundary, prefix: str, n: int, correct: bool, typed: bool
+    ) -> list[Candidate]:
         if not prefix:
             own = self.engine.tables.start_candidates(boundary.dense, n, boundary.context)
             if own is not None:
