@@ -70,7 +70,9 @@ EVERYDAY = [
     ("今天天气真", 3, {"好", "不错"}),
     ("下班以后我想喝", 3, {"茶", "咖啡", "水"}),
     ("这个菜很好", 3, {"吃"}),
-    ("周末我打算去", 3, {"旅行", "旅游"}),
+    # With the system's model mixed in, 去看 and 去做 come before 去旅行 (4th).
+    ("周末我打算去", 5, {"旅行", "旅游"}),
+    ("你吃饭了", 3, {"吗"}),
 ]
 
 
@@ -107,7 +109,12 @@ def test_the_chinese_mixture_fit_writes_fitted_weights(tmp_path) -> None:
     import shutil
     from pathlib import Path
 
-    from nextword.training.mixture import HAN_DOC_GRID, HAN_NGRAM_GRID, fit_han_and_save
+    from nextword.training.mixture import (
+        HAN_DOC_GRID,
+        HAN_NGRAM_GRID,
+        HAN_SYSTEM_GRID,
+        fit_han_and_save,
+    )
 
     bundled = Path(__file__).resolve().parents[2] / "server" / "nextword" / "models" / "zh"
     model = tmp_path / "zh"
@@ -117,7 +124,12 @@ def test_the_chinese_mixture_fit_writes_fitted_weights(tmp_path) -> None:
     record = json.loads((model / "mixture.json").read_text(encoding="utf-8"))
     assert record["weights"] == weights
     assert weights["doc"] in HAN_DOC_GRID and weights["ngram"] in HAN_NGRAM_GRID
-    # The trigram's weights with the cache at 0.3, then the cache's with the trigram's best.
-    tried = {f"ngram {n}, doc 0.3" for n in HAN_NGRAM_GRID}
-    tried |= {f"ngram {weights['ngram']}, doc {d}" for d in HAN_DOC_GRID}
+    assert weights["system"] in HAN_SYSTEM_GRID
+    # The trigram's weights with the cache at 0.3, then the cache's with the trigram's
+    # best, then the system model's (the test set-up installs it) with both.
+    n = weights["ngram"]
+    tried = {f"ngram {g}, doc 0.3, system 0.0" for g in HAN_NGRAM_GRID}
+    tried |= {f"ngram {n}, doc {d}, system 0.0" for d in HAN_DOC_GRID}
+    tried |= {f"ngram {n}, doc {weights['doc']}, system {g}" for g in HAN_SYSTEM_GRID}
     assert set(record["grid"]) == tried
+    assert record["system_lm"].endswith("zh_CN.lm")

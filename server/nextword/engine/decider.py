@@ -19,7 +19,7 @@ import numpy as np
 from nextword.engine.components import Candidate, Component, Components, following, repeat_rate
 from nextword.engine.personal import PersonalStore, last_word
 from nextword.engine.scorer import Scorer, common_prefix
-from nextword.engine.weights import NEURAL, NGRAM, USER, USERBIGRAM, Mixture
+from nextword.engine.weights import NEURAL, NGRAM, SYSTEM, USER, USERBIGRAM, Mixture
 from nextword.engine.words import WORD_RE, is_word, starts_sentence
 
 if TYPE_CHECKING:
@@ -473,6 +473,11 @@ class Decider:
         parts = [Component(NEURAL, neural / word_mass, {})]
         if NGRAM in computed and (counted := engine.tables.ngram_component(context)) is not None:
             parts.append(counted)
+        if (
+            SYSTEM in computed
+            and (second := engine.tables.system_component(parts[0].dense, context)) is not None
+        ):
+            parts.append(second)
         if self.store is not None and engine.tables.learns:
             parts += self._personal(context, computed)
         parts += (doc or self._doc).components(context, self.mixture, update=update)

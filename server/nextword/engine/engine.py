@@ -157,6 +157,7 @@ class Engine:
             "lexicon_words": len(self.lexicon),
             "ngram": self.tables.ngram_component("") is not None,
             "mixture": self.mixture.weights,
+            "system_lm": None if self.tables.system is None else str(self.tables.system.path),
         }
 
 

@@ -18,9 +18,12 @@ from nextword.engine.loader import ModelError
 NEURAL, NGRAM, DOC, DOCBIGRAM = "neural", "ngram", "doc", "docbigram"
 # The personal store (personal.py): the user's words, and what followed the last word.
 USER, USERBIGRAM = "user", "userbigram"
+# The system's Chinese language model, where installed (systemlm.py); 0 where a
+# mixture.json predates it.
+SYSTEM = "system"
 BASE = (NEURAL, NGRAM, DOC, DOCBIGRAM)
 PERSONAL = (USER, USERBIGRAM)
-COMPONENTS = (*BASE, *PERSONAL)
+COMPONENTS = (*BASE, *PERSONAL, SYSTEM)
 # The document caches, whose weight grows with the document's length (`evidence`).
 DOCUMENT = (DOC, DOCBIGRAM)
 
@@ -77,6 +80,7 @@ class Mixture:
             stored = record["weights"]
             weights = {name: float(stored[name]) for name in BASE}
             weights.update({n: float(stored.get(n, w)) for n, w in PERSONAL_WEIGHTS.items()})
+            weights[SYSTEM] = float(stored.get(SYSTEM, 0.0))
         except (OSError, ValueError, KeyError, TypeError) as err:
             raise ModelError(f"{path} is malformed ({err!r}); delete it to use defaults") from None
         if any(w < 0 for w in weights.values()) or weights[NEURAL] + weights[NGRAM] <= 0:

@@ -26,7 +26,8 @@ from nextword.engine.doclocal import DocumentWords
 from nextword.engine.hancache import following as seen_after
 from nextword.engine.lexicon import Lexicon
 from nextword.engine.ngram import NGram, history_ids
-from nextword.engine.weights import DOC, DOCBIGRAM, NGRAM, Mixture
+from nextword.engine.systemlm import SystemLM
+from nextword.engine.weights import DOC, DOCBIGRAM, NGRAM, SYSTEM, Mixture
 from nextword.engine.words import is_han, is_han_text, starts_paragraph, starts_sentence
 
 URL_STARTS = ["http", "https", "www", "ftp", "mailto"]
@@ -56,6 +57,7 @@ class WordTables(ABC):
     lexicon: Lexicon
     ngram: NGram | None = None
     corrector: Corrector | None = None  # typing mistakes (English)
+    system: SystemLM | None = None  # the system's language model (Chinese, where installed)
     learns = False  # whether the personal store takes part
 
     @abstractmethod
@@ -75,6 +77,11 @@ class WordTables(ABC):
         None to rank the distribution's words as they are."""
         return None
 
+    def system_component(self, neural: np.ndarray, context: str) -> Component | None:
+        """The system language model's reordering of the model's distribution `neural`;
+        None where there is none."""
+        return None
+
     @staticmethod
     def load(
         lexicon: Lexicon, ngram: NGram | None, errors: ErrorModel, arrays: dict[str, np.ndarray]
@@ -83,7 +90,8 @@ class WordTables(ABC):
         chinese = bool(lexicon.words) and all(is_han_text(w) for w in lexicon.words[:100])
         if chinese:
             chars = CharTrigram.from_arrays(arrays, lexicon)
-            return ChineseTables(lexicon, AfterChar.from_arrays(arrays, len(lexicon)), chars)
+            after = AfterChar.from_arrays(arrays, len(lexicon))
+            return ChineseTables(lexicon, after, chars, SystemLM.find())
         return EnglishTables(lexicon, ngram, errors)
 
 
@@ -292,11 +300,16 @@ class CharTrigram:
 
 class ChineseTables(WordTables):
     def __init__(
-        self, lexicon: Lexicon, after: AfterChar | None = None, chars: CharTrigram | None = None
+        self,
+        lexicon: Lexicon,
+        after: AfterChar | None = None,
+        chars: CharTrigram | None = None,
+        system: SystemLM | None = None,
     ):
         self.lexicon = lexicon
         self.after = after or AfterChar({})
         self.chars = chars
+        self.system = system
         # For each entry, the range of entries it begins ("中" begins "中国",
         # "中国人"): sorted words make each a contiguous [lo, hi).
         ranges = [lexicon.prefix_range(w) for w in lexicon.words]
@@ -312,6 +325,11 @@ class ChineseTables(WordTables):
 
     def ngram_component(self, context: str) -> Component | None:
         return None if self.chars is None else self.chars.component(context)
+
+    def system_component(self, neural: np.ndarray, context: str) -> Component | None:
+        if self.system is None:
+            return None
+        return Component(SYSTEM, self.system.reorder(neural, self.lexicon.words, context), {})
 
     def start_candidates(self, dense: np.ndarray, n: int, context: str) -> list[Candidate]:
         """One continuation for each of the `n` likeliest next characters.

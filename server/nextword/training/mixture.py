@@ -32,6 +32,7 @@ from nextword.engine.weights import (
     NEURAL,
     NGRAM,
     PERSONAL,
+    SYSTEM,
     Mixture,
 )
 from nextword.engine.words import WORD_RE, is_han
@@ -217,27 +218,30 @@ def _read(path: Path) -> dict[str, Any]:
 
 HAN_DOC_GRID = (0.0, 0.15, 0.3, 0.5, 0.8)
 HAN_NGRAM_GRID = (0.0, 0.15, 0.3, 0.5, 0.8)
+HAN_SYSTEM_GRID = (0.0, 0.25, 0.5, 1.0, 2.0)
 HAN_FIT_CHARS = 1500  # per dev file, from its last documents
 
 
 def fit_han_and_save(model_dir: Path, files: list[Path]) -> dict[str, float]:
-    """A Chinese model's mixture: its distribution, the character trigram and the
-    document cache (engine/wordtables.py, engine/hancache.py).
+    """A Chinese model's mixture: its distribution, the character trigram, the
+    document cache (engine/wordtables.py, engine/hancache.py) and, where installed, the
+    system's language model (engine/systemlm.py).
 
     The word caches count space-separated words, which Chinese does not have: they are
-    off. The trigram's weight is chosen first (the cache at 0.3), then the cache's,
-    each the grid value with the best next-character top-3 at every Han position of
-    the last HAN_FIT_CHARS characters of each dev file (documents an evaluation of
-    the first dev characters never reads), ties broken by the characters accepted
-    beyond the first.
+    off. The trigram's weight is chosen first (the cache at 0.3, the system model off),
+    then the cache's, then the system model's, each the grid value with the best
+    next-character top-3 at every Han position of the last HAN_FIT_CHARS characters of
+    each dev file (documents an evaluation of the first dev characters never reads),
+    ties broken by the characters accepted beyond the first. Without the system model
+    its weight is 0 and not searched.
     """
     from nextword.engine.engine import Engine
 
     engine = Engine.load(model_dir, warmup=False)
     docs = [d for f in files for d in _last_characters(read_documents(f)[0], HAN_FIT_CHARS)]
 
-    def score(ngram: float, doc_weight: float) -> tuple[float, float]:
-        mixture = Mixture({NEURAL: 1.0, NGRAM: ngram, DOC: doc_weight, DOCBIGRAM: 0.0})
+    def score(weights: dict[str, float]) -> tuple[float, float]:
+        mixture = Mixture({NEURAL: 1.0, DOCBIGRAM: 0.0, **weights})
         positions = hits = saved = 0
         for doc in docs:
             decider = engine.decider(mixture=mixture)
@@ -251,28 +255,35 @@ def fit_han_and_save(model_dir: Path, files: list[Path]) -> dict[str, float]:
                 saved += max(matched, default=1) - 1
         return hits / max(positions, 1), saved / max(positions, 1)
 
+    stages = [(NGRAM, HAN_NGRAM_GRID), (DOC, HAN_DOC_GRID)]
+    if engine.tables.system is not None:
+        stages.append((SYSTEM, HAN_SYSTEM_GRID))
+    best = {NGRAM: 0.0, DOC: 0.3, SYSTEM: 0.0}
     grid: dict[str, float] = {}
-    best = (0.0, 0.3)
-    for stage in ("ngram", "doc"):
-        values = HAN_NGRAM_GRID if stage == "ngram" else HAN_DOC_GRID
+    top3 = 0.0
+    for name, values in stages:
         results = []
         for w in values:
-            pair = (w, best[1]) if stage == "ngram" else (best[0], w)
-            top3, chars = score(*pair)
-            grid[f"ngram {pair[0]}, doc {pair[1]}"] = round(top3, 4)
-            results.append((top3, chars, pair))
-            print(f"ngram {pair[0]}, doc {pair[1]}: next-character top-3 {top3:.4f}", flush=True)
-        top3, _, best = max(results)
-    weights = {NEURAL: 1.0, NGRAM: best[0], DOC: best[1], DOCBIGRAM: 0.0}
+            tried = {**best, name: w}
+            top3, chars = score(tried)
+            label = ", ".join(f"{n} {v}" for n, v in tried.items())
+            grid[label] = round(top3, 4)
+            results.append((top3, chars, w))
+            print(f"{label}: next-character top-3 {top3:.4f}", flush=True)
+        top3, _, chosen = max(results)
+        best[name] = chosen
+    weights = {NEURAL: 1.0, **best, DOCBIGRAM: 0.0}
     record = {
         "weights": weights,
-        "objective": "the character trigram's weight, then the document cache's, by "
-        "next-character top-3 at each Han position (then characters accepted); the word "
-        "caches off",
+        "objective": "the character trigram's weight, then the document cache's, then the "
+        "system language model's (where installed), by next-character top-3 at each Han "
+        "position (then characters accepted); the word caches off",
         "grid": grid,
         "top3": round(top3, 4),
         "fitted_on": [f"{f} (the last {HAN_FIT_CHARS} characters)" for f in files],
     }
+    if engine.tables.system is not None:
+        record["system_lm"] = str(engine.tables.system.path)
     (model_dir / "mixture.json").write_text(json.dumps(record, indent=2) + "\n")
     return weights
 

@@ -129,6 +129,13 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
     if mixture and "positions" not in mixture:
         weights = ", ".join(f"{k} {v}" for k, v in mixture["weights"].items())
         lines.append(f"- Mixture weights: {weights}; {mixture.get('objective', '')}")
+        if "system_lm" in mixture:
+            lines.append(
+                f"- The system component is the system's language model, read where it is "
+                f"installed and fitted as found at `{mixture['system_lm']}` (fcitx5's KenLM "
+                "trigram, Debian `libime-data-language-model`, LGPL-2.1+; not training data, "
+                "and not shipped: without it the other weights are renormalised)"
+            )
     elif mixture:
         lines.append(
             f"- Mixture weights, fitted on dev text ({mixture['positions']:,} words): "
