@@ -52,3 +52,25 @@ def test_known_misspellings_are_no_completions(default_engine: Any) -> None:
     """The emails write "definately": the word list keeps it out (training/tables.py)."""
     assert "definately" not in default_engine.lexicon.index
     assert "definitely" in default_engine.lexicon.index
+
+
+def test_words_the_training_text_lacks_are_corrected_to_and_completed(default_engine: Any) -> None:
+    """The lexicon is the training text's (kernel docs, Python): everyday words beyond it
+    come from wordfreq's list (models/spelling.txt), in prose only."""
+    lex = default_engine.lexicon
+    assert "headache" not in lex.index and "upstairs" not in lex.index
+    assert corrected(default_engine, "I have a terrible ", "headahc")[0] == ("headache", True)
+    assert corrected(default_engine, "She went to the ", "bedrom")[0] == ("bedroom", True)
+    assert corrected(default_engine, "I left it ", "upstai")[0] == ("upstairs", False)
+    assert corrected(default_engine, "Upstairs or ", "Downsta")[0] == ("Downstairs", False)
+    # Without corrections (code), an unknown prefix is the token search's, as before.
+    decider = default_engine.decider()
+    decider.decide("I left it ", "", 3)
+    assert "upstairs" not in [c.text for c in decider.decide("I left it ", "upstai", 5)]
+
+
+def test_misspellings_common_on_the_web_are_not_offered(default_engine: Any) -> None:
+    spelling = default_engine.tables.corrector.spelling
+    assert spelling.words and spelling.frequency("recieved") == 0.0  # beside "received"
+    offered = [text for text, _ in corrected(default_engine, "I have ", "recie", k=5)]
+    assert "recieved" not in offered

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from nextword.data.misspellings import is_reserved, parse
 from nextword.engine.corrections import (
     KINDS,
@@ -89,3 +91,27 @@ def test_reserved_entries_are_never_read() -> None:
     # A phrase teaches no typo; of several corrections the first is the one meant.
     assert parse(["alot->a lot"]) == []
     assert parse(["acn->can, scan"]) == ([] if is_reserved("acn") else [("acn", "can")])
+
+
+def test_the_spelling_list_leaves_out_the_lexicons_words_and_keeps_order(tmp_path) -> None:
+    from nextword.engine.corrections import Spelling
+
+    path = tmp_path / "spelling.txt"
+    path.write_text("upstairs\t7e-06\nlondon\t2e-04\nbedroom\t3e-05\nbedrooms\t1e-05\nbad line\n")
+    spelling = Spelling.read(path, {"London", "the"})  # the lexicon holds London capitalised
+    assert spelling.words == ["bedroom", "bedrooms", "upstairs"]
+    assert spelling.frequency("upstairs") == 7e-06 and spelling.frequency("up") == 0.0
+    found, total = spelling.completions("bedr", 1)
+    assert found == {"bedroom": 3e-05} and total == pytest.approx(4e-05)
+    assert spelling.completions("Bedr", 5)[0] == {"Bedroom": 3e-05, "Bedrooms": 1e-05}
+    assert Spelling.read(tmp_path / "missing.txt", set()).words == []
+
+
+def test_a_word_one_mistake_from_a_far_commoner_one_is_a_misspelling() -> None:
+    from nextword.training.spelling import looks_mistyped, select
+
+    freqs = {"received": 5e-5, "recieved": 4e-7, "lose": 1e-4, "loose": 4e-5, "bedroom": 3e-5}
+    assert looks_mistyped("recieved", 4e-7, freqs)
+    assert not looks_mistyped("loose", 4e-5, freqs)
+    chosen = select({**freqs, "x11": 1e-5, "rare": 1e-9, "tomatos": 2e-6}, {"tomatos"})
+    assert sorted(chosen) == ["bedroom", "loose", "lose", "received"]

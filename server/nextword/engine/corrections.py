@@ -13,16 +13,22 @@ rate per opportunity, fitted on real misspellings (codespell's dictionary, the
 entries CORPORA.md allows: training/typo_fit.py writes models/typos.json).
 
 Candidates come from edits of the typed prefix checked against the sorted lexicon
-(a bisection each, no scan), so a keystroke costs well under a millisecond.
+(a bisection each, no scan), so a keystroke costs well under a millisecond. Beyond
+the lexicon, the words of general English the training text lacks (`Spelling`,
+models/spelling.txt from wordfreq's list, training/spelling.py) may be corrected to,
+weighed by their frequency in running text: "acquiese" means acquiesce even where the
+model never saw it.
 """
 
 from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 # QWERTY rows, each offset by its stagger; keys are neighbours when they touch.
 ROWS = (("qwertyuiop", 0.0), ("asdfghjkl", 0.25), ("zxcvbnm", 0.75))
@@ -115,16 +121,75 @@ def edits(typed: str) -> Iterator[tuple[str, str]]:
             yield typed[:i] + typed[i + 1 :], "insert_adjacent"
 
 
+@dataclass(frozen=True)
+class Spelling:
+    """Words a correction may offer beyond the lexicon, sorted, each with its frequency
+    per word of running English text."""
+
+    words: list[str] = field(default_factory=list)
+    freqs: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @classmethod
+    def read(cls, path: Path, known: Container[str]) -> Spelling:
+        """The list in `path` less the words in `known` (the lexicon's: the model ranks
+        those in context), in lower case or capitalised; empty where the file is
+        missing or unreadable."""
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            return cls()
+        words, freqs = [], []
+        for line in lines:
+            word, _, freq = line.partition("\t")
+            try:
+                value = float(freq)
+            except ValueError:
+                continue
+            # A word the lexicon holds capitalised is a name ("london"): the model
+            # ranks it in context, as it is written.
+            if word and word not in known and word.capitalize() not in known:
+                words.append(word)
+                freqs.append(value)
+        order = sorted(range(len(words)), key=words.__getitem__)
+        return cls([words[i] for i in order], np.array([freqs[i] for i in order]))
+
+    def prefix_range(self, prefix: str) -> tuple[int, int]:
+        """[lo, hi) of the words starting with `prefix`."""
+        lo = bisect.bisect_left(self.words, prefix)
+        return lo, bisect.bisect_left(self.words, prefix + "\U0010ffff", lo)
+
+    def completions(self, prefix: str, n: int) -> tuple[dict[str, float], float]:
+        """The `n` most frequent words starting with `prefix` (a capitalised prefix
+        finds lower-case words, capitalised), and the frequency of all that do."""
+        capital = prefix[:1].isupper() and prefix[1:].islower()
+        lo, hi = self.prefix_range(prefix.lower() if capital else prefix)
+        freqs = self.freqs[lo:hi]
+        top = np.argsort(-freqs, kind="stable")[:n]
+        words = [self.words[lo + i] for i in top]
+        if capital:
+            words = [w[:1].upper() + w[1:] for w in words]
+        return dict(zip(words, freqs[top].tolist(), strict=True)), float(freqs.sum())
+
+    def frequency(self, word: str) -> float:
+        i = bisect.bisect_left(self.words, word)
+        return float(self.freqs[i]) if i < len(self.words) and self.words[i] == word else 0.0
+
+
+def _starts_some(words: list[str], prefix: str) -> bool:
+    i = bisect.bisect_left(words, prefix)
+    return i < len(words) and words[i].startswith(prefix)
+
+
 class Corrector:
     """Words one edit from a typed prefix, with their channel weight."""
 
-    def __init__(self, words: list[str], model: ErrorModel):
+    def __init__(self, words: list[str], model: ErrorModel, spelling: Spelling | None = None):
         self._words = words  # sorted, as the lexicon keeps them
         self.model = model
+        self.spelling = spelling or Spelling()
 
     def _starts_some_word(self, prefix: str) -> bool:
-        i = bisect.bisect_left(self._words, prefix)
-        return i < len(self._words) and self._words[i].startswith(prefix)
+        return _starts_some(self._words, prefix) or _starts_some(self.spelling.words, prefix)
 
     def intended(self, typed: str) -> dict[str, float]:
         """The known prefixes one edit from `typed`, each with P(typed | prefix)."""

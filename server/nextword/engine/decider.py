@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nextword.engine.components import Candidate, Component, Components, following, repeat_rate
+from nextword.engine.corrections import MIN_TYPED
 from nextword.engine.personal import PersonalStore, last_word
 from nextword.engine.scorer import Scorer, common_prefix
 from nextword.engine.weights import NEURAL, NGRAM, SYSTEM, USER, USERBIGRAM, Mixture
@@ -572,6 +573,16 @@ class Decider:
         )
         # What the token search found for a shorter prefix is only part of its mass.
         mass += sum(rest for p, rest in boundary.unspelled.items() if prefix.startswith(p))
+        corrector = self.engine.tables.corrector
+        if correct and mass == 0 and len(prefix) >= MIN_TYPED and corrector is not None:
+            # Nothing the tables know starts so: the words of general English that do
+            # ("upstai": upstairs), by their frequency in running text, before the
+            # token search spells out a new word.
+            known, mass = corrector.spelling.completions(prefix, n)
+            typed_word = max(typed_word, known.get(prefix, 0.0))
+            if not typed:
+                known.pop(prefix, None)  # typed in full: no completion
+            found.update(known)
         corrections: dict[str, float] = {}
         if correct:
             corrections, corrected_mass = self._corrections(boundary, prefix, n, typed_word)
@@ -589,25 +600,34 @@ class Decider:
         the weight of all the words their prefixes hold (for the normalisation).
 
         A correction must outweigh the typed text read as a word of its own: a rare
-        word typed right is not corrected into a common one.
+        word typed right is not corrected into a common one. Words beyond the lexicon
+        (`Spelling`) have no probability in context: their frequency in running text
+        stands in for it, so they win only where no word the model knows explains
+        the typing as well.
         """
         corrector = self.engine.tables.corrector
         if corrector is None:
             return {}, 0.0
-        lex = self.engine.lexicon
+        lex, spelling = self.engine.lexicon, corrector.spelling
+        typed_word = max(typed_word, spelling.frequency(typed.lower()))
+        sources = (
+            (lex.words, lex.prefix_range, boundary.dense),
+            (spelling.words, spelling.prefix_range, spelling.freqs),
+        )
         out: dict[str, float] = {}
         mass = 0.0
         for prefix, rate in corrector.intended(typed).items():
-            lo, hi = lex.prefix_range(prefix)
-            probs = boundary.dense[lo:hi]
-            mass += rate * float(probs.sum())
-            top = np.argpartition(-probs, n)[:n] if len(probs) > n else range(len(probs))
-            for i in top:
-                word, weight = lex.words[lo + i], rate * float(probs[i])
-                if typed[0].isupper() and word[0].islower():
-                    word = word[0].upper() + word[1:]  # as the user wrote it: capitalised
-                if weight > max(typed_word, out.get(word, 0.0)) and not word.startswith(typed):
-                    out[word] = weight
+            for words, prefix_range, weights in sources:
+                lo, hi = prefix_range(prefix)
+                probs = weights[lo:hi]
+                mass += rate * float(probs.sum())
+                top = np.argpartition(-probs, n)[:n] if len(probs) > n else range(len(probs))
+                for i in top:
+                    word, weight = words[lo + i], rate * float(probs[i])
+                    if typed[0].isupper() and word[0].islower():
+                        word = word[0].upper() + word[1:]  # as the user wrote it: capitalised
+                    if weight > max(typed_word, out.get(word, 0.0)) and not word.startswith(typed):
+                        out[word] = weight
         return out, mass
 
     def _order(self, ranked: list[Candidate], k: int) -> list[Candidate]:

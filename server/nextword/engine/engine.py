@@ -64,10 +64,13 @@ class Engine:
         # The typing-error model: the model directory's own, else the bundled one.
         errors = loaded.path / "typos.json"
         errors = errors if errors.exists() else MODELS_DIR / "typos.json"
+        # The words corrections may offer beyond the lexicon: the same way.
+        spelling = loaded.path / "spelling.txt"
+        spelling = spelling if spelling.exists() else MODELS_DIR / "spelling.txt"
         try:
             lexicon, arrays = load_lexicon(loaded.path, loaded.tokenizer, DEFAULT_MODEL)
             ngram = NGram(arrays, lexicon.unigram) if "bi_keys" in arrays else None
-            tables = WordTables.load(lexicon, ngram, ErrorModel.read(errors), arrays)
+            tables = WordTables.load(lexicon, ngram, ErrorModel.read(errors), arrays, spelling)
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
             raise ModelError(
                 f"the word tables (lexicon.txt, lexicon.npz) of {loaded.path} are unreadable "

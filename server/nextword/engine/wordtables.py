@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
 from nextword.engine.components import Candidate, Component, following, repeat_rate, spread
-from nextword.engine.corrections import Corrector, ErrorModel
+from nextword.engine.corrections import Corrector, ErrorModel, Spelling
 from nextword.engine.doclocal import DocumentWords
 from nextword.engine.hancache import following as seen_after
 from nextword.engine.lexicon import Lexicon
@@ -84,15 +85,21 @@ class WordTables(ABC):
 
     @staticmethod
     def load(
-        lexicon: Lexicon, ngram: NGram | None, errors: ErrorModel, arrays: dict[str, np.ndarray]
+        lexicon: Lexicon,
+        ngram: NGram | None,
+        errors: ErrorModel,
+        arrays: dict[str, np.ndarray],
+        spelling: Path | None = None,
     ) -> WordTables:
-        """The tables for this lexicon: Chinese when its words are Han continuations."""
+        """The tables for this lexicon: Chinese when its words are Han continuations.
+        `spelling`: the words corrections may offer beyond the lexicon (English)."""
         chinese = bool(lexicon.words) and all(is_han_text(w) for w in lexicon.words[:100])
         if chinese:
             chars = CharTrigram.from_arrays(arrays, lexicon)
             after = AfterChar.from_arrays(arrays, len(lexicon))
             return ChineseTables(lexicon, after, chars, SystemLM.find())
-        return EnglishTables(lexicon, ngram, errors)
+        extra = Spelling.read(spelling, lexicon.index) if spelling is not None else None
+        return EnglishTables(lexicon, ngram, errors, extra)
 
 
 class EnglishDocument(Document):
@@ -147,10 +154,16 @@ class EnglishDocument(Document):
 class EnglishTables(WordTables):
     learns = True
 
-    def __init__(self, lexicon: Lexicon, ngram: NGram | None, errors: ErrorModel):
+    def __init__(
+        self,
+        lexicon: Lexicon,
+        ngram: NGram | None,
+        errors: ErrorModel,
+        spelling: Spelling | None = None,
+    ):
         self.lexicon = lexicon
         self.ngram = ngram
-        self.corrector = Corrector(lexicon.words, errors)
+        self.corrector = Corrector(lexicon.words, errors, spelling)
         # What never opens a document or paragraph unless the document writes it:
         # headings and tags in capitals (NAME, SPDX), and the start of a URL (emails
         # from feeds begin with one).

@@ -161,6 +161,12 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
         lines.append(
             "The Wikipedia excerpt `../parity.txt` (CC BY-SA) serves the quantization parity check."
         )
+        lines.append(
+            "Corrections (not training): the error model `../typos.json` is fitted on "
+            "codespell's allowed misspellings (PyPI codespell 2.4.3, CC BY-SA 3.0), and the "
+            "words they may offer beyond the lexicon, `../spelling.txt`, are wordfreq's "
+            "English list (PyPI wordfreq 3.1.1, data CC BY-SA 4.0), used as a unigram prior."
+        )
     if evals:
         lines += [
             "",
