@@ -38,7 +38,12 @@ def test_eval_with_typos_reports_corrections_and_spellers(tiny_model: Path):
         assert 0 < figures["ksr@1"] <= figures["ksr@3"] <= figures["ksr@5"] < 1
     # With corrections off a word can only be recovered before its mistake is typed.
     assert rates(off) == rates(off, "before_mistake")
-    assert rates(on, "before_mistake") == rates(off, "before_mistake")
+    # With them on, words beyond the lexicon (models/spelling.txt) also complete a
+    # prefix no known word starts: the tiny model knows few, so some words come sooner.
+    assert all(
+        a >= b
+        for a, b in zip(rates(on, "before_mistake"), rates(off, "before_mistake"), strict=True)
+    )
     assert all(a >= b for a, b in zip(rates(on), rates(off), strict=True))
     # Clean text: the top-level figures are those with corrections off.
     clean = out["corrections"]
