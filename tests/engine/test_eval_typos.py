@@ -66,7 +66,11 @@ def test_every_word_corrupted_and_the_table(tiny_model: Path):
     # --typos alone types in corrections on only.
     assert set(typos["nextword"]) == {"on"} and set(out["corrections"]) == {"on"}
     assert out["corrections"]["on"]["ksr@3"] == out["ksr@3"]
-    assert typos["nextword"]["on"]["ksr@3"] < out["ksr@3"]
+    # Uncorrected, every mistake costs: a word can only be taken before its mistake.
+    # (Corrected, it need not: a correction may come sooner than the completion did.)
+    both = run_eval(tiny_model, "--typos", "1", "--typo-seed", "3", "--corrections", "both")
+    assert both["typos"]["nextword"]["off"]["ksr@3"] < both["corrections"]["off"]["ksr@3"]
+    assert both["typos"]["nextword"]["on"]["ksr@3"] > both["typos"]["nextword"]["off"]["ksr@3"]
     table = nextword(
         "eval", str(PROSE), "--model", str(tiny_model), "--no-progress",
         "--typos", "0.2", "--typo-seed", "1", "--corrections", "both",

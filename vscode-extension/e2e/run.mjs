@@ -428,6 +428,9 @@ async function quickOpen(name) {
   await page.keyboard.press("Enter");
   await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
   await page.locator(".tab.active", { hasText: name }).waitFor();
+  // The tab shows before its editor takes the keyboard; keys typed in between are lost
+  // (a fresh clone's run once lost the "It" of the phrase's sentence).
+  await page.locator(".editor-group-container.active .monaco-editor.focused").waitFor();
 }
 
 async function waitFor(check, what, timeoutMs = TIMEOUT_MS) {
