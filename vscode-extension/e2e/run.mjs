@@ -251,7 +251,11 @@ try {
   const readPhraseFile = () => fs.readFileSync(phraseFile, "utf8");
   await page.keyboard.press("Control+ArrowRight");
   await page.keyboard.press("Control+S");
-  await waitFor(() => readPhraseFile() !== PHRASE_CONTEXT, "one word of the phrase accepted");
+  // Until the save lands: the file is empty on disk before it.
+  await waitFor(() => {
+    const text = readPhraseFile();
+    return text.startsWith(PHRASE_CONTEXT) && text.length > PHRASE_CONTEXT.length;
+  }, "one word of the phrase accepted");
   result.phrase.afterWord = readPhraseFile();
   await ghost.waitFor();
   result.phrase.rest = await ghostText();

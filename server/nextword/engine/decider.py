@@ -481,8 +481,9 @@ class Decider:
             parts.append(second)
         if self.store is not None and engine.tables.learns:
             parts += self._personal(context, computed)
-        parts += (doc or self._doc).components(context, self.mixture, update=update)
-        return Components(parts, tokens, logprobs, lead, self._doc.words, min(1.0, word_mass))
+        doc = doc or self._doc
+        parts += doc.components(context, self.mixture, update=update)
+        return Components(parts, tokens, logprobs, lead, doc.words, min(1.0, word_mass))
 
     def _personal(self, context: str, computed: set[str]) -> list[Component]:
         """The personal store's components: the user's words, and what follows the last

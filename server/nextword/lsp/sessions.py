@@ -723,8 +723,8 @@ class Sessions:
         space that likely comes next, in the background (the engine checks the model
         expects one; it costs the mixture, not a forward)."""
         decider = s.decider
-        if decider is None:
-            return
+        if decider is None or not context or context[-1].isspace():
+            return  # after a space or a newline the next key starts a word
 
         def guess() -> tuple[bool, None]:
             return self._current(s, decider, context) and decider.speculate_space(context), None
