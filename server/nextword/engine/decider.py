@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nextword.engine.components import Candidate, Component, Components, following, repeat_rate
-from nextword.engine.corrections import MIN_TYPED
+from nextword.engine.corrections import MIN_TYPED, SPELLING_MIN_TYPED
 from nextword.engine.personal import PersonalStore, last_word
 from nextword.engine.scorer import Scorer, common_prefix
 from nextword.engine.weights import NEURAL, NGRAM, SYSTEM, USER, USERBIGRAM, Mixture
@@ -611,15 +611,16 @@ class Decider:
             return {}, 0.0
         lex, spelling = self.engine.lexicon, corrector.spelling
         typed_word = max(typed_word, spelling.frequency(typed.lower()))
-        sources = (
-            (lex.words, lex.prefix_range, boundary.dense),
-            (spelling.words, spelling.prefix_range, spelling.freqs),
-        )
+        sources = [(lex.words, lex.prefix_range, boundary.dense)]
+        if len(typed) >= SPELLING_MIN_TYPED:
+            sources.append((spelling.words, spelling.prefix_range, spelling.freqs))
         out: dict[str, float] = {}
         mass = 0.0
         for prefix, rate in corrector.intended(typed).items():
             for words, prefix_range, weights in sources:
                 lo, hi = prefix_range(prefix)
+                if lo == hi:
+                    continue  # most explanations start words in one list, not both
                 probs = weights[lo:hi]
                 mass += rate * float(probs.sum())
                 top = np.argpartition(-probs, n)[:n] if len(probs) > n else range(len(probs))
