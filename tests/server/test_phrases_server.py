@@ -179,6 +179,23 @@ async def test_the_next_boundary_is_decided_before_the_space(model: Path) -> Non
         assert (await complete(client, doc)).items
 
 
+async def test_the_throttle_does_not_hold_a_boundary_decided_ahead(model: Path) -> None:
+    # A second: every model decision after the first is held; the guessed one is not.
+    async with session(model, phraseWords=0, throttleMs=1000) as client:
+        doc = open_doc(client, URI, "Thank you for your ")
+        await complete(client, doc)
+        await type_keys(client, doc, "hel")
+        before = await _after_speculation(client)
+        await type_keys(client, doc, "p ")
+        after = (await stats(client))["overall"]
+        assert after["speculationHits"] == before["speculationHits"] + 1
+        assert after["throttleWaits"] == before["throttleWaits"]
+        await type_keys(client, doc, "w")  # a word typed with no guess: in the word, no wait
+        await type_keys(client, doc, "ith. ")
+        held = (await stats(client))["overall"]
+        assert held["throttleWaits"] > after["throttleWaits"]  # the model's boundaries wait
+
+
 async def test_the_boundary_after_a_comma_is_decided_before_the_space(model: Path) -> None:
     async with session(model, phraseWords=0) as client:
         doc = open_doc(client, URI, "When the train finally arrived")

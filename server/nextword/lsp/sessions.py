@@ -588,7 +588,13 @@ class Sessions:
             )
             job.add_done_callback(lambda f: _settle(decision, f))
 
-        self.throttle.call(s.uri, fire)
+        if s.decider is not None and s.decider.has_ahead(context):
+            # Decided ahead (a guess or a phrase): no forward is left to run, and the
+            # throttle bounds the model's work, so it does not hold this one. Flat out,
+            # it held such boundaries for most of `throttleMs` (42 ms p50).
+            fire()
+        else:
+            self.throttle.call(s.uri, fire)
         return decision
 
     def _keep_live(self, s: Session) -> None:
