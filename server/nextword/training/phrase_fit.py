@@ -164,17 +164,39 @@ def record(
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    from nextword.data.corpus import default_corpus
-    from nextword.engine.engine import Engine
+def fit_parser(prog: str, default_words: int) -> argparse.ArgumentParser:
+    """The arguments of a fit on the last words of the FIT_FILES dev splits (this one,
+    training/speculation_fit.py): --model, --corpus, --max-words."""
     from nextword.engine.loader import DEFAULT_MODEL
 
-    parser = argparse.ArgumentParser(prog="python -m nextword.training.phrase_fit")
+    parser = argparse.ArgumentParser(prog=prog)
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="model directory")
     parser.add_argument("--corpus", type=Path, help="the prepared corpus (default: as eval)")
     parser.add_argument(
-        "--max-words", type=int, default=DEFAULT_WORDS, help="words per dev file, from its end"
+        "--max-words", type=int, default=default_words, help="words per dev file, from its end"
     )
+    return parser
+
+
+def fit_files(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Path]:
+    """The FIT_FILES dev splits of the corpus `args` names; a usage error where
+    --max-words is not positive or a file is missing."""
+    from nextword.data.corpus import default_corpus
+
+    if args.max_words < 1:
+        parser.error("--max-words takes a positive count")
+    corpus = args.corpus or default_corpus()
+    files = [corpus / "dev" / f"{name}.txt" for name in FIT_FILES]
+    missing = [str(f) for f in files if not f.exists()]
+    if missing:
+        parser.error(f"no dev text at {missing[0]}: run `nextword prepare-corpus` or pass --corpus")
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    from nextword.engine.engine import Engine
+
+    parser = fit_parser("python -m nextword.training.phrase_fit", DEFAULT_WORDS)
     parser.add_argument(
         "--precision",
         type=float,
@@ -182,13 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         help=f"the share of shown phrases right as a whole (default {DEFAULT_PRECISION})",
     )
     args = parser.parse_args(argv)
-    if not 0 < args.precision <= 1 or args.max_words < 1:
-        parser.error("--precision takes a share in (0, 1], --max-words a positive count")
-    corpus = args.corpus or default_corpus()
-    files = [corpus / "dev" / f"{name}.txt" for name in FIT_FILES]
-    missing = [str(f) for f in files if not f.exists()]
-    if missing:
-        parser.error(f"no dev text at {missing[0]}: run `nextword prepare-corpus` or pass --corpus")
+    if not 0 < args.precision <= 1:
+        parser.error("--precision takes a share in (0, 1]")
+    files = fit_files(parser, args)
     engine = Engine.load(args.model, warmup=False)
     scored, boundaries = collect(engine, files, args.max_words)
     fitted = record(scored, boundaries, args.precision, files, args.max_words)

@@ -22,7 +22,6 @@ shows the guesses made beside the right ones.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,8 +29,8 @@ from typing import Any
 
 from nextword.data.documents import is_han_document, last_words, read_documents
 from nextword.engine.words import WORD_RE
+from nextword.training.phrase_fit import fit_files, fit_parser
 
-FIT_FILES = ("email", "wiki", "sotu")
 DEFAULT_WORDS = 2000
 GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
@@ -94,24 +93,11 @@ def space_misses(found: Guesses, threshold: float) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from nextword.data.corpus import default_corpus
     from nextword.engine.engine import Engine
-    from nextword.engine.loader import DEFAULT_MODEL
 
-    parser = argparse.ArgumentParser(prog="python -m nextword.training.speculation_fit")
-    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="model directory")
-    parser.add_argument("--corpus", type=Path, help="the prepared corpus (default: as eval)")
-    parser.add_argument(
-        "--max-words", type=int, default=DEFAULT_WORDS, help="words per dev file, from its end"
-    )
+    parser = fit_parser("python -m nextword.training.speculation_fit", DEFAULT_WORDS)
     args = parser.parse_args(argv)
-    if args.max_words < 1:
-        parser.error("--max-words takes a positive count")
-    corpus = args.corpus or default_corpus()
-    files = [corpus / "dev" / f"{name}.txt" for name in FIT_FILES]
-    missing = [str(f) for f in files if not f.exists()]
-    if missing:
-        parser.error(f"no dev text at {missing[0]}: run `nextword prepare-corpus` or pass --corpus")
+    files = fit_files(parser, args)
     found = collect(Engine.load(args.model, warmup=False), files, args.max_words)
     words, spaces = len(found.words), len(found.spaces)
     print(f"{words} words, {spaces} boundaries after punctuation")
