@@ -99,53 +99,60 @@ def test_a_short_word_is_guessed_once_typed_in_full(default_engine: Any) -> None
     assert decider.stats.adopted == 1
 
 
+def unguessed(engine: Any, context: str, reached: str, k: int) -> tuple[Any, list[Any]]:
+    """A decider that made no guess on the way, and its candidates at `reached`."""
+    plain = engine.decider()
+    plain.decide(context, "", 3)
+    return plain, plain.decide(reached, "", k)
+
+
+def guessing(engine: Any, context: str) -> Any:
+    decider = engine.decider()
+    decider.decide(context, "", 3)
+    return decider
+
+
+def assert_same(found: list[Any], expected: list[Any]) -> None:
+    assert [c.text for c in found] == [c.text for c in expected]
+    assert [c.prob for c in found] == pytest.approx([c.prob for c in expected], rel=1e-6)
+
+
 def test_a_guessed_boundary_is_decided_as_if_typed(default_engine: Any) -> None:
     """Reaching a speculated boundary takes it as decided, neither model nor mixture
     again, and it is what deciding there without a guess gives: the document counted
     the guessed word (in a copy) as it counts a written one."""
     context = "The zorblax ate. The zorblax slept. Thank you for your "
-    plain = default_engine.decider()
-    plain.decide(context, "", 3)
-    expected = plain.decide(context + "help ", "", 20)
-    guessing = default_engine.decider()
-    guessing.decide(context, "", 3)
-    assert guessing.speculate(context, "hel")
-    forwards = guessing.stats.forwards
-    found = guessing.decide(context + "help ", "", 20)
-    assert guessing.stats.adopted == 1 and guessing.stats.forwards == forwards
-    assert [c.text for c in found] == [c.text for c in expected]
-    assert [c.prob for c in found] == pytest.approx([c.prob for c in expected], rel=1e-6)
+    plain, expected = unguessed(default_engine, context, context + "help ", 20)
+    decider = guessing(default_engine, context)
+    assert decider.speculate(context, "hel")
+    forwards = decider.stats.forwards
+    found = decider.decide(context + "help ", "", 20)
+    assert decider.stats.adopted == 1 and decider.stats.forwards == forwards
+    assert_same(found, expected)
     # The document counted "help" once, as the plain decider's did.
-    assert guessing._doc.words == plain._doc.words
+    assert decider._doc.words == plain._doc.words
 
 
 def test_a_wrong_guess_leaves_the_document_as_written(default_engine: Any) -> None:
     context = "Thank you for your "
-    plain = default_engine.decider()
-    plain.decide(context, "", 3)
-    expected = plain.decide(context + "helmets ", "", 10)
-    guessing = default_engine.decider()
-    guessing.decide(context, "", 3)
-    assert guessing.speculate(context, "hel")  # guessed "help", wrote "helmets"
-    found = guessing.decide(context + "helmets ", "", 10)
-    assert guessing.stats.adopted == 0
-    assert [c.text for c in found] == [c.text for c in expected]
-    assert [c.prob for c in found] == pytest.approx([c.prob for c in expected], rel=1e-6)
+    _, expected = unguessed(default_engine, context, context + "helmets ", 10)
+    decider = guessing(default_engine, context)
+    assert decider.speculate(context, "hel")  # guessed "help", wrote "helmets"
+    found = decider.decide(context + "helmets ", "", 10)
+    assert decider.stats.adopted == 0
+    assert_same(found, expected)
 
 
 def test_the_boundary_after_a_comma_is_decided_before_the_space(default_engine: Any) -> None:
     context = "When the train finally arrived,"
-    plain = default_engine.decider()
-    plain.decide(context, "", 3)
-    expected = plain.decide(context + " ", "", 10)
-    guessing = default_engine.decider()
-    guessing.decide(context, "", 3)
-    assert guessing.speculate_space(context)
-    assert not guessing.speculate_space(context)  # once
-    forwards = guessing.stats.forwards
-    found = guessing.decide(context + " ", "", 10)
-    assert guessing.stats.adopted == 1 and guessing.stats.forwards == forwards
-    assert [c.text for c in found] == [c.text for c in expected]
+    _, expected = unguessed(default_engine, context, context + " ", 10)
+    decider = guessing(default_engine, context)
+    assert decider.speculate_space(context)
+    assert not decider.speculate_space(context)  # once
+    forwards = decider.stats.forwards
+    found = decider.decide(context + " ", "", 10)
+    assert decider.stats.adopted == 1 and decider.stats.forwards == forwards
+    assert_same(found, expected)
 
 
 def test_no_space_is_guessed_where_a_word_follows_directly(default_engine: Any) -> None:

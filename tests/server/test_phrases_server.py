@@ -165,14 +165,22 @@ async def test_phrase_words_zero_switches_phrases_off(model: Path) -> None:
         assert report["phraseSearches"] == 0 and report["phrasesShown"] == 0
 
 
+async def guess_then_type(
+    client: LanguageClient, text: str, guessed: str, typed: str
+) -> tuple[ClientDoc, dict[str, Any], dict[str, Any]]:
+    """Open `text`, type `guessed` and wait for the speculation it makes, then type
+    `typed`; the document and the server's figures before and after `typed`."""
+    doc = open_doc(client, URI, text)
+    await complete(client, doc)
+    await type_keys(client, doc, guessed)
+    before = await _after_speculation(client)
+    await type_keys(client, doc, typed)
+    return doc, before, (await stats(client))["overall"]
+
+
 async def test_the_next_boundary_is_decided_before_the_space(model: Path) -> None:
     async with session(model, phraseWords=0) as client:
-        doc = open_doc(client, URI, "Thank you for your ")
-        await complete(client, doc)
-        await type_keys(client, doc, "help")
-        before = await _after_speculation(client)
-        await type_keys(client, doc, " ")
-        after = (await stats(client))["overall"]
+        doc, before, after = await guess_then_type(client, "Thank you for your ", "help", " ")
         assert after["speculationHits"] == before["speculationHits"] + 1
         assert after["decidedAhead"] == before["decidedAhead"] + 1
         assert after["boundaryLatencyMs"]["speculation"]["count"] >= 1
@@ -182,12 +190,7 @@ async def test_the_next_boundary_is_decided_before_the_space(model: Path) -> Non
 async def test_the_throttle_does_not_hold_a_boundary_decided_ahead(model: Path) -> None:
     # A second: every model decision after the first is held; the guessed one is not.
     async with session(model, phraseWords=0, throttleMs=1000) as client:
-        doc = open_doc(client, URI, "Thank you for your ")
-        await complete(client, doc)
-        await type_keys(client, doc, "hel")
-        before = await _after_speculation(client)
-        await type_keys(client, doc, "p ")
-        after = (await stats(client))["overall"]
+        doc, before, after = await guess_then_type(client, "Thank you for your ", "hel", "p ")
         assert after["speculationHits"] == before["speculationHits"] + 1
         assert after["throttleWaits"] == before["throttleWaits"]
         await type_keys(client, doc, "w")  # a word typed with no guess: in the word, no wait
@@ -198,12 +201,9 @@ async def test_the_throttle_does_not_hold_a_boundary_decided_ahead(model: Path) 
 
 async def test_the_boundary_after_a_comma_is_decided_before_the_space(model: Path) -> None:
     async with session(model, phraseWords=0) as client:
-        doc = open_doc(client, URI, "When the train finally arrived")
-        await complete(client, doc)
-        await type_keys(client, doc, ",")
-        before = await _after_speculation(client)
-        await type_keys(client, doc, " ")
-        after = (await stats(client))["overall"]
+        doc, before, after = await guess_then_type(
+            client, "When the train finally arrived", ",", " "
+        )
         assert after["speculationHits"] == before["speculationHits"] + 1
         assert after["decidedAhead"] == before["decidedAhead"] + 1
         assert (await complete(client, doc)).items
