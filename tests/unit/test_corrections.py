@@ -52,6 +52,9 @@ def test_classify_reads_one_edit() -> None:
     assert classify("untill", "until") == "insert_double"
     assert classify("definately", "definitely") == "substitute_vowel"
     assert classify("cat", "dog") is None
+    assert classify("sould", "could") == "substitute_other"  # s is not beside c
+    assert classify("slibling", "sibling") == "insert_other"
+    assert classify("moteur", "motor") is None  # two edits
     assert classify("recieve", "receive") == "transpose"
 
 
@@ -76,10 +79,12 @@ def test_a_broken_error_model_corrects_nothing(tmp_path) -> None:
 def test_intended_prefixes_are_known_ones() -> None:
     words = sorted(["address", "addresses", "receive", "received", "the", "then"])
     corrector = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}))
-    assert set(corrector.intended("recie")) == {"recei"}
+    # A swap, or a stray "i" after "rece" (the rates, equal here, tell them apart).
+    assert set(corrector.intended("recie")) == {"recei", "rece"}
     assert "addres" in corrector.intended("adres")
     assert corrector.intended("th") == {}  # too short to call a mistake
-    assert corrector.intended("the") == {}  # nothing one edit away starts a word but "the"
+    # Nothing one edit away starts a word, but "th" with a stray "e" (the rarest kind).
+    assert corrector.intended("the") == {"th": 1e-3}
 
 
 def test_reserved_entries_are_never_read() -> None:

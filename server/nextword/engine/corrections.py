@@ -44,7 +44,15 @@ KINDS = (
     "omit",  # a letter left out: goverment
     "insert_double",  # a letter struck twice: untill
     "insert_adjacent",  # an extra neighbouring key struck: thew
+    # The rarer mistakes that fit none of the above (a letter misremembered, a stray
+    # key): codespell's pairs hold 4,000 "sould"s and "slibling"s, whose rates per
+    # chance are a tenth of the others'.
+    "substitute_other",  # another letter, neither beside the key nor a vowel: sould
+    "insert_other",  # an extra letter, neither a repeat nor beside a neighbour: slibling
 )
+# The kinds that say a keyboard slipped; a word this far from a far commoner one is
+# not taken for its misspelling (training/spelling.py).
+SLIPS = KINDS[:7]
 # Prefixes shorter than this are not corrected: two letters are too little to
 # tell a mistake from the start of another word.
 MIN_TYPED = 3
@@ -101,12 +109,17 @@ def edits(typed: str) -> Iterator[tuple[str, str]]:
             yield typed[:i] + typed[i + 1] + typed[i] + typed[i + 2 :], "transpose"
     for i in range(n):
         c = low[i]
-        for d in NEIGHBOURS.get(c, ""):
-            yield typed[:i] + _case_like(d, typed[i]) + typed[i + 1 :], "substitute_adjacent"
-        if c in VOWELS:
-            for d in VOWELS:
-                if d != c and d not in NEIGHBOURS.get(c, ""):
-                    yield typed[:i] + _case_like(d, typed[i]) + typed[i + 1 :], "substitute_vowel"
+        near = NEIGHBOURS.get(c, "")
+        for d in "abcdefghijklmnopqrstuvwxyz":
+            if d == c:
+                continue
+            if d in near:
+                kind = "substitute_adjacent"
+            elif c in VOWELS and d in VOWELS:
+                kind = "substitute_vowel"
+            else:
+                kind = "substitute_other"
+            yield typed[:i] + _case_like(d, typed[i]) + typed[i + 1 :], kind
     for i in range(n):
         # A letter the typist left out, before typed[i]: one of a double, or any. (After
         # the last typed letter it is only the next letter, not yet typed.)
@@ -125,6 +138,8 @@ def edits(typed: str) -> Iterator[tuple[str, str]]:
             i + 1 < n and c in NEIGHBOURS.get(low[i + 1], "")
         ):
             yield typed[:i] + typed[i + 1 :], "insert_adjacent"
+        else:
+            yield typed[:i] + typed[i + 1 :], "insert_other"
 
 
 @dataclass(frozen=True)
@@ -235,6 +250,13 @@ def prefix_opportunities(word: str) -> dict[str, int]:
         "omit": n - doubles,
         "insert_double": n,
         "insert_adjacent": sum(len(NEIGHBOURS.get(c, "")) for c in low),
+        "substitute_other": sum(
+            25
+            - len(NEIGHBOURS.get(c, ""))
+            - sum(1 for d in VOWELS if c in VOWELS and d != c and d not in NEIGHBOURS.get(c, ""))
+            for c in low
+        ),
+        "insert_other": sum(25 - len(NEIGHBOURS.get(c, "")) for c in low),
     }
 
 
@@ -253,6 +275,7 @@ def classify(typed: str, intended: str) -> str | None:
                 return "substitute_adjacent"
             if c in VOWELS and d in VOWELS:
                 return "substitute_vowel"
+            return "substitute_other"
         return None
     if len(t) == len(w) - 1:  # a letter left out
         for i in range(len(w)):
@@ -269,6 +292,6 @@ def classify(typed: str, intended: str) -> str | None:
                 near = (i > 0 and c in NEIGHBOURS.get(t[i - 1], "")) or (
                     i + 1 < len(t) and c in NEIGHBOURS.get(t[i + 1], "")
                 )
-                return "insert_adjacent" if near else None
+                return "insert_adjacent" if near else "insert_other"
         return None
     return None

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from nextword.data.misspellings import allowed_pairs
 from nextword.data.wordfreq import LICENSE, WORDFREQ, english_frequencies
-from nextword.engine.corrections import edits
+from nextword.engine.corrections import SLIPS, edits
 from nextword.engine.loader import MODELS_DIR
 
 # One in ten million words: about the rarest a typist writes in a year of email,
@@ -52,7 +52,11 @@ def select(frequencies: dict[str, float], misspellings: set[str]) -> dict[str, f
 
 def looks_mistyped(word: str, freq: float, frequencies: dict[str, float]) -> bool:
     """True when one typing mistake turns a word TYPO_RATIO times as frequent into `word`."""
-    return any(frequencies.get(intended, 0.0) >= TYPO_RATIO * freq for intended, _ in edits(word))
+    return any(
+        frequencies.get(intended, 0.0) >= TYPO_RATIO * freq
+        for intended, kind in edits(word)
+        if kind in SLIPS
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
