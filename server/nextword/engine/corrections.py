@@ -8,7 +8,8 @@ The first factor is the boundary's mixed distribution, already computed; the sec
 is the error model below. A typed prefix is compared with the prefixes of known
 words one edit away: a neighbouring key or another vowel struck ("definately"), two
 letters swapped ("recie" for "recei-ve", "teh"), a letter left out or one of a double
-("adress"), a letter struck twice or an extra key. Each kind of edit has its own
+("adress"), a letter struck twice or an extra key, and, rarer, any other letter for
+one ("sould") or a stray letter ("slibling"). Each kind of edit has its own
 rate per opportunity, fitted on real misspellings (codespell's dictionary, the
 entries CORPORA.md allows: training/typo_fit.py writes models/typos.json).
 
