@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 # The longest a background job for one key waits for the loop to be quiet (typing
 # flat out is never quiet): the work ahead is late then, not starved.
-BACKGROUND_MAX_WAIT_S = 0.05
+BACKGROUND_MAX_WAIT_S = 0.02
 
 _Job = tuple[Callable[[], Any], Future[Any]]
 
