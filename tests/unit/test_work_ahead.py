@@ -4,10 +4,9 @@ a held phrase followed (or left) by typing, and which boundary a speculation dec
 from __future__ import annotations
 
 import threading
-import time
 
 from nextword.lsp.sessions import HeldPhrase, follows_guess
-from nextword.lsp.worker import BACKGROUND_MAX_WAIT_S, InferenceWorker
+from nextword.lsp.worker import InferenceWorker
 
 
 def test_background_jobs_wait_for_every_other_job() -> None:
@@ -39,31 +38,6 @@ def test_a_background_job_is_dropped_or_replaced_before_it_runs() -> None:
         gate.set()
         assert second.result(timeout=5) == "new"
         assert first.cancelled() and dropped.cancelled()
-    finally:
-        worker.shutdown()
-
-
-def test_background_jobs_wait_while_the_loop_answers_but_are_never_starved() -> None:
-    worker = InferenceWorker()
-    try:
-        worker.hold_background(5.0)
-        started = time.monotonic()
-        quick = worker.submit(time.monotonic)  # requested work is never held
-        ahead = worker.submit(time.monotonic, key="doc#speculate", background=True)
-        assert quick.result(timeout=5) - started < 1.0
-        ran_at = ahead.result(timeout=5)
-        # Held, but for at most BACKGROUND_MAX_WAIT_S after it was submitted, not 5 s.
-        assert BACKGROUND_MAX_WAIT_S <= ran_at - started < 1.0
-        # A replacement keeps its key's waiting time: typing flat out still gets work done.
-        worker.hold_background(10.0)
-        first_at = time.monotonic()
-        worker.submit(lambda: None, key="doc#speculate", background=True)
-        time.sleep(BACKGROUND_MAX_WAIT_S / 2)
-        last = worker.submit(time.monotonic, key="doc#speculate", background=True)
-        assert last.result(timeout=5) - first_at < 1.0
-        # A short hold ends early: the job runs once it is over.
-        worker.hold_background(0.002)
-        assert worker.submit(lambda: 1, key="doc#phrase", background=True).result(timeout=5) == 1
     finally:
         worker.shutdown()
 

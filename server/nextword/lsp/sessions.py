@@ -229,12 +229,6 @@ READ_AHEAD_S = 0.05
 # position (a few forwards, ~10 ms here); past it the single word is the answer.
 PHRASE_WAIT_S = 0.05
 
-# Work ahead (a guess, a phrase, a slide) starts only once the loop is quiet: this
-# long after a key, whose completion request is on its way, and this long after an
-# answer, while it is written (worker.py, `hold_background`).
-KEY_HOLD_S = 0.015
-ANSWER_HOLD_S = 0.002
-
 # Longer inserts are pastes (or a formatter's edits): not words the user wrote here.
 MAX_TYPED = 100
 # The word before an insert that a separator finishes is searched this far back.
@@ -375,7 +369,6 @@ class Sessions:
         s = self._docs.get(uri)
         if s is None:
             return
-        self.worker.hold_background(KEY_HOLD_S)
         units = doc.position_codec.client_num_units
         s.cursor, typed, before = track_cursor(s.cursor, changes, units)
         if before:
@@ -473,21 +466,6 @@ class Sessions:
             correct: offer the words a misspelled prefix stands for too
                 (`Candidate.correction`), among the others by probability.
         """
-        try:
-            return await self._candidates(uri, doc, position, k, generation, kind, correct)
-        finally:
-            self.worker.hold_background(ANSWER_HOLD_S)
-
-    async def _candidates(
-        self,
-        uri: str,
-        doc: TextDocument,
-        position: types.Position,
-        k: int,
-        generation: int | None,
-        kind: str,
-        correct: bool,
-    ) -> Answer:
         s = self._docs.get(uri)
         if s is None or not self.serves(s):
             return Answer("", [])
@@ -561,7 +539,6 @@ class Sessions:
                 search = None if prefix or s.phrase_searched == context else self._search(s)
             if search is None:
                 return None
-            self.worker.hold_background(0.0)  # this request waits for the search itself
             await asyncio.wait([search.future], timeout=PHRASE_WAIT_S)
             if s.decided != context or (generation is not None and generation != s.generation):
                 return None
