@@ -31,6 +31,8 @@ def test_each_kind_of_mistake_is_explained() -> None:
     assert dict(edits("definat"))["definit"] == "substitute_vowel"
     assert dict(edits("thw"))["the"] == "substitute_adjacent"
     assert dict(edits("untill"))["until"] == "insert_double"
+    assert dict(edits("sould"))["could"] == "substitute_other"
+    assert dict(edits("slibling"))["sibling"] == "insert_other"
     assert dict(edits("govermen"))["governmen"] == "omit"
     assert dict(edits("ines"))["lines"] == "omit"  # the first letter left out
     assert dict(edits("aautis"))["autis"] == "insert_double"
@@ -79,7 +81,7 @@ def test_a_broken_error_model_corrects_nothing(tmp_path) -> None:
 def test_intended_prefixes_are_known_ones() -> None:
     words = sorted(["address", "addresses", "receive", "received", "the", "then"])
     corrector = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}))
-    # A swap, or a stray "i" after "rece" (the rates, equal here, tell them apart).
+    # A swap, or a stray "i" after "rece" (equal rates here; the fitted ones favour the swap).
     assert set(corrector.intended("recie")) == {"recei", "rece"}
     assert "addres" in corrector.intended("adres")
     assert corrector.intended("th") == {}  # too short to call a mistake

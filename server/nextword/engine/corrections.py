@@ -36,8 +36,9 @@ import numpy as np
 # QWERTY rows, each offset by its stagger; keys are neighbours when they touch.
 ROWS = (("qwertyuiop", 0.0), ("asdfghjkl", 0.25), ("zxcvbnm", 0.75))
 VOWELS = "aeiouy"
-# The kinds of edit, named by what the typist did to the intended letters.
-KINDS = (
+# The kinds of edit, named by what the typist did to the intended letters: first the
+# slips of a keyboard...
+SLIPS = (
     "transpose",  # two neighbouring letters swapped: teh
     "substitute_adjacent",  # a neighbouring key struck instead: thw
     "substitute_vowel",  # another vowel written: definately
@@ -45,15 +46,16 @@ KINDS = (
     "omit",  # a letter left out: goverment
     "insert_double",  # a letter struck twice: untill
     "insert_adjacent",  # an extra neighbouring key struck: thew
-    # The rarer mistakes that fit none of the above (a letter misremembered, a stray
-    # key): codespell's pairs hold 4,000 "sould"s and "slibling"s, whose rates per
-    # chance are a tenth of the others'.
+)
+# ...then the rarer mistakes that fit none of them (a letter misremembered, a stray
+# key): 7,500 of codespell's allowed pairs, at a fifth to a half of the rate per
+# chance of the nearest slip. A word this far from a far commoner one is still taken
+# for a word of its own (training/spelling.py: only slips make it a misspelling).
+KINDS = (
+    *SLIPS,
     "substitute_other",  # another letter, neither beside the key nor a vowel: sould
     "insert_other",  # an extra letter, neither a repeat nor beside a neighbour: slibling
 )
-# The kinds that say a keyboard slipped; a word this far from a far commoner one is
-# not taken for its misspelling (training/spelling.py).
-SLIPS = KINDS[:7]
 # Prefixes shorter than this are not corrected: two letters are too little to
 # tell a mistake from the start of another word.
 MIN_TYPED = 3
