@@ -85,7 +85,7 @@ def test_intended_prefixes_are_known_ones() -> None:
     assert set(corrector.intended("recie")) == {"recei", "rece"}
     assert "addres" in corrector.intended("adres")
     assert corrector.intended("th") == {}  # too short to call a mistake
-    # Nothing one edit away starts a word, but "th" with a stray "e" (the rarest kind).
+    # Nothing one edit away starts a word, but "th" with a stray "e" (`insert_other`).
     assert corrector.intended("the") == {"th": 1e-3}
 
 

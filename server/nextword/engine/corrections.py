@@ -241,26 +241,28 @@ def prefix_opportunities(word: str) -> dict[str, int]:
     low = word.lower()
     n = len(low)
     doubles = sum(1 for i in range(n - 1) if low[i] == low[i + 1])
+    near = [len(NEIGHBOURS.get(c, "")) for c in low]
+    vowels = [_other_vowels(c) for c in low]
     return {
         "transpose": sum(1 for i in range(n - 1) if low[i] != low[i + 1]),
-        "substitute_adjacent": sum(len(NEIGHBOURS.get(c, "")) for c in low),
-        "substitute_vowel": sum(
-            sum(1 for d in VOWELS if d != c and d not in NEIGHBOURS.get(c, ""))
-            for c in low
-            if c in VOWELS
-        ),
+        "substitute_adjacent": sum(near),
+        "substitute_vowel": sum(vowels),
         "omit_double": doubles,
         "omit": n - doubles,
         "insert_double": n,
-        "insert_adjacent": sum(len(NEIGHBOURS.get(c, "")) for c in low),
-        "substitute_other": sum(
-            25
-            - len(NEIGHBOURS.get(c, ""))
-            - sum(1 for d in VOWELS if c in VOWELS and d != c and d not in NEIGHBOURS.get(c, ""))
-            for c in low
-        ),
-        "insert_other": sum(25 - len(NEIGHBOURS.get(c, "")) for c in low),
+        "insert_adjacent": sum(near),
+        # Any of the 25 other letters that is neither a neighbour nor, for a vowel,
+        # another vowel.
+        "substitute_other": sum(25 - a - v for a, v in zip(near, vowels, strict=True)),
+        "insert_other": sum(25 - a for a in near),
     }
+
+
+def _other_vowels(c: str) -> int:
+    """The vowels a vowel may be mistaken for that are not beside it on the keyboard."""
+    if c not in VOWELS:
+        return 0
+    return sum(1 for d in VOWELS if d != c and d not in NEIGHBOURS.get(c, ""))
 
 
 def classify(typed: str, intended: str) -> str | None:
