@@ -229,3 +229,20 @@ async def test_speculation_off(model: Path) -> None:
         assert report["speculations"] == 0 and report["speculationHits"] == 0
         assert report["decidedAhead"] == 0
         assert report["decisionMs"]["p50"] > 0
+
+
+async def test_the_decision_is_refined_between_keys(model: Path) -> None:
+    """After the boundary decision and after the word's first letter, the worker refines
+    the decision by the model's second token (engine/refine.py) for the letters to come."""
+    async with session(model, phraseWords=0, speculate=False) as client:
+        doc = open_doc(client, URI, "He was born in ")
+        await complete(client, doc)
+        await type_keys(client, doc, "L")
+        for _ in range(100):
+            if (await stats(client))["overall"]["refinements"] >= 2:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the decision was not refined twice")
+        # " L" begins Linux and London alike: refined, the sentence tells them apart.
+        assert (await complete(client, doc)).items[0].label == "London"

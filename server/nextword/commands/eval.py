@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from nextword.data.textfiles import check_text_file
+from nextword.engine import REFINED_LETTERS
 from nextword.errors import CommandError
 from nextword.evaluation.phrases import EXACT_N, PHRASE_WORDS, PhraseTypist, measure_phrases
 from nextword.evaluation.typist import KS, Predict, Suggest, TypoRun, evaluate_file
@@ -192,11 +193,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Predict:
+    """One document's decider as the typist asks it: the candidates' words; between
+    keys, the refinement the server's worker runs there (`Decider.refine`)."""
+
+    def __init__(self, decider: Any, correct: bool):
+        self.decider, self.correct = decider, correct
+
+    def __call__(self, context: str, prefix: str, k: int) -> list[str]:
+        return [c.text for c in self.decider.decide(context, prefix, k, correct=self.correct)]
+
+    def between_keys(self, context: str, prefix: str) -> None:
+        if len(prefix) <= REFINED_LETTERS:
+            self.decider.refine(context, prefix)
+
+
 def _predict(decider: Any, correct: bool) -> Predict:
-    """One document's decider as the typist asks it: the candidates' words."""
-    return lambda context, prefix, k: [
-        c.text for c in decider.decide(context, prefix, k, correct=correct)
-    ]
+    return _Predict(decider, correct)
 
 
 def _phrase_typist(engine: Any, *, correct: bool) -> Callable[[], PhraseTypist]:

@@ -15,6 +15,7 @@ from nextword.engine.decider import Decider, Phrase
 from nextword.engine.engine import Engine
 from nextword.engine.loader import DEFAULT_MODEL, ModelError, resolve
 from nextword.engine.personal import PersonalStore
+from nextword.engine.refine import REFINED_LETTERS
 from nextword.engine.router import Router, RoutingDecider
 from nextword.engine.words import WORD_RE, is_candidate, split_prefix
 
@@ -25,6 +26,7 @@ __all__ = [
     "Engine",
     "ModelError",
     "PersonalStore",
+    "REFINED_LETTERS",
     "Phrase",
     "Router",
     "RoutingDecider",

@@ -62,6 +62,7 @@ class DeciderStats:
     decisions_ahead: int = 0  # boundaries decided ahead of the text (phrases)
     ahead_hits: int = 0  # boundaries the text reached after they were decided ahead
     adopted: int = 0  # of those, taken as decided (a guess, mixed as if written)
+    refined: int = 0  # decisions refined by the model's second token (refine.py)
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,9 @@ class _Boundary:
     # decision, the popup, the ghost text and the phrase search all read them (once
     # computed they never change: a spelled word needs a prefix).
     starts: tuple[int, list[Candidate]] | None = None
+    # The first tokens refined by the model's next token (`Decider.refine`), with the
+    # model's log-probabilities after each.
+    branches: tuple[list[int], np.ndarray] | None = None
 
 
 class Decider:
@@ -375,6 +379,42 @@ class Decider:
         self._ahead = ahead
         return Phrase(tuple(words), sum(logps) / len(logps), tuple(logps))
 
+    def refine(self, context: str, prefix: str = "") -> bool:
+        """Refine the decision made at `context` by the model's second token (refine.py)
+        for the words that start with `prefix`, for the letters typed next; the word
+        start keeps the candidates it showed.
+
+        One batched forward (~1.5 of a one-token one); the server runs it between
+        keystrokes. Returns True when it refined.
+        """
+        boundary = self._cached(context)
+        groups = None if boundary is None else self.engine.token_groups(boundary.lead)
+        if boundary is None or groups is None:
+            return False
+        done, rows = boundary.branches or ([], None)
+        among = self.engine.prefix_tokens(boundary.lead + prefix) if prefix else None
+        if done:
+            among = np.ones(len(groups.listed), dtype=bool) if among is None else among.copy()
+            among[done] = False
+        tokens = groups.pick(boundary.logprobs, among=among)
+        new = self._scorer.branches(boundary.tokens, tokens) if tokens else None
+        self.stats.forwards = self._scorer.forwards
+        if new is None:
+            return False
+        branches = (done + tokens, new if rows is None else np.concatenate([rows, new]))
+        refined = self._decide_boundary(
+            context, reuse=boundary, doc=boundary.doc, branches=branches
+        )
+        # What the word start showed stays; words spelled since stay with the decision.
+        refined.starts, refined.unspelled = boundary.starts, boundary.unspelled
+        refined.extra = {**boundary.extra, **refined.extra}
+        refined.doc, refined.branches = boundary.doc, branches
+        if self._boundary is not boundary:
+            return False  # decided anew meanwhile (not on the worker: never so far)
+        self._boundary = refined
+        self.stats.refined += 1
+        return True
+
     def slide_ahead(self, context: str) -> bool:
         """Slide a nearly full window now, while the user is not waiting.
 
@@ -442,13 +482,16 @@ class Decider:
         update: bool = True,
         reuse: _Boundary | None = None,
         doc: Document | None = None,
+        branches: tuple[list[int], np.ndarray] | None = None,
     ) -> Components:
         """The word distributions mixed at this boundary, each with its weight name.
 
         With `update` False (a look ahead over guessed words), the document caches
         are not brought up to `context`. `reuse`, a boundary decided ahead at this
         context, lends its model output when the token window is the same. `doc`:
-        the document caches to count with (default: the decider's own).
+        the document caches to count with (default: the decider's own). `branches`:
+        first tokens and the model's next-token log-probabilities after each, to
+        split their mass among their words by (refine.py).
         """
         engine, lex = self.engine, self.engine.lexicon
         # A component weighted 0 (a Chinese model has no word trigram or document
@@ -470,6 +513,9 @@ class Decider:
             # space (emails put two after a full stop). Such words (numbers, mostly)
             # come from the trigram and the document instead.
             neural[first == engine.space_token] = 0.0
+        groups = engine.token_groups(lead) if branches is not None else None
+        if groups is not None and branches is not None:
+            neural = groups.split(neural, *branches)
         word_mass = float(neural.sum())
         parts = [Component(NEURAL, neural / word_mass, {})]
         if NGRAM in computed and (counted := engine.tables.ngram_component(context)) is not None:
@@ -514,9 +560,10 @@ class Decider:
         update: bool = True,
         reuse: _Boundary | None = None,
         doc: Document | None = None,
+        branches: tuple[list[int], np.ndarray] | None = None,
     ) -> _Boundary:
         doc = doc or self._doc
-        found = self.components(context, update=update, reuse=reuse, doc=doc)
+        found = self.components(context, update=update, reuse=reuse, doc=doc, branches=branches)
         # Weights of the components present renormalised: an empty document has no
         # document-local evidence, and its share goes to the others.
         weights = [self.mixture.weight(p.name) * p.confidence for p in found.parts]

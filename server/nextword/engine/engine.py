@@ -26,6 +26,7 @@ from nextword.engine.lexicon import load_lexicon
 from nextword.engine.loader import DEFAULT_MODEL, MODELS_DIR, LoadedModel, ModelError, load
 from nextword.engine.ngram import NGram
 from nextword.engine.personal import PersonalStore
+from nextword.engine.refine import TokenGroups
 from nextword.engine.weights import Mixture
 from nextword.engine.words import is_word
 from nextword.engine.wordtables import WordTables
@@ -46,6 +47,7 @@ class Engine:
         self._texts_array = np.array([], dtype=str)
         self._by_text: dict[str, int] = {}
         self._space_led: np.ndarray | None = None
+        self._groups: dict[str, TokenGroups] = {}
         self.load_seconds = 0.0
         # The least score (mean log-probability per word) of a phrase worth showing,
         # fitted on dev text for a precision (training/phrase_fit.py); None: no phrases.
@@ -110,6 +112,7 @@ class Engine:
         text = "The quick brown fox jumps over the lazy dog while the editor waits. " * 4
         decider.decide(text, "")
         decider.decide(text + "Then ", "")
+        decider.refine(text + "Then ")
         decider.decide(text + "Then it ", "x")
 
     def token_texts(self) -> list[str]:
@@ -120,6 +123,39 @@ class Engine:
             self._texts_array = np.array(self._token_texts, dtype=str)
             self._by_text = {t: i for i, t in enumerate(self._token_texts)}
         return self._token_texts
+
+    def token_groups(self, lead: str) -> TokenGroups | None:
+        """The lexicon's words by first token after `lead` (" " or ""), for refining a
+        decision (refine.py); None where the tables do not refine (Chinese, whose
+        characters are their own tokens) or lack the second-token maps."""
+        lex = self.lexicon
+        if lead:
+            first, cond, second, pair = (
+                lex.first_space,
+                lex.cond_space,
+                lex.second_space,
+                lex.pair_space,
+            )
+        else:
+            first, cond, second, pair = (
+                lex.first_bare,
+                lex.cond_bare,
+                lex.second_bare,
+                lex.pair_bare,
+            )
+        if not self.tables.refines or second is None or pair is None:
+            return None
+        if lead not in self._groups:
+            self._groups[lead] = TokenGroups.build(first, cond, second, pair, self.token_texts())
+        return self._groups[lead]
+
+    def prefix_tokens(self, text: str) -> np.ndarray:
+        """(V,) bool: the tokens a word typed as `text` (its lead included) may begin
+        with: those that start with it, and those it starts with."""
+        self.token_texts()
+        return np.char.startswith(self._texts_array, text) | np.array(
+            [bool(t) and text.startswith(t) for t in self._token_texts or []]
+        )
 
     def space_led(self) -> np.ndarray:
         """Which tokens begin with a space (computed on first use)."""

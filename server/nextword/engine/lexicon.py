@@ -8,6 +8,8 @@ where the second factor is the word's share of the training-text words that begi
 with that token. One forward pass then ranks every word, instead of a token search
 per candidate. The first token depends on what precedes the word: " the" after a
 space is one token, "the" after a newline or bracket another; both maps are kept.
+Each word's second token (and its share of the listed words that begin with the same
+two) is kept too: between keystrokes the decider asks the model for it (refine.py).
 
 Files in a model directory (written by training/tables.py):
     lexicon.txt   the words, one per line, sorted so that a prefix is a contiguous range
@@ -40,6 +42,12 @@ class Lexicon:
     # (W,) bool: words in capitals only, three letters or more (NAME, SPDX, TODO): the
     # headings and tags that open man pages and source files, not a written sentence.
     shouted: np.ndarray
+    # (W,) int32: the token after the first, or NO_SECOND for a word of one token.
+    second_space: np.ndarray | None = None
+    second_bare: np.ndarray | None = None
+    # (W,) float32: P(word | its first two tokens), among the listed words.
+    pair_space: np.ndarray | None = None
+    pair_bare: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.words)
@@ -50,14 +58,54 @@ class Lexicon:
         hi = bisect.bisect_left(self.words, prefix + "\U0010ffff", lo)
         return lo, hi
 
+    def token_maps(
+        self, lead: str
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """Each word's first token, its share of that token, its second token and its
+        share of its first two, after `lead` (" " or ""); the last two may be None."""
+        if lead:
+            return self.first_space, self.cond_space, self.second_space, self.pair_space
+        return self.first_bare, self.cond_bare, self.second_bare, self.pair_bare
+
     @property
     def unigram(self) -> np.ndarray:
         return self.counts / self.counts.sum()
 
 
+# The second token of a word that is one token long.
+NO_SECOND = -1
+
+
 def first_tokens(tokenizer: Any, words: list[str], lead: str) -> np.ndarray:
+    return leading_tokens(tokenizer, words, lead)[0]
+
+
+def leading_tokens(tokenizer: Any, words: list[str], lead: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each word's first and second token after `lead` (NO_SECOND when it has one)."""
     encodings = tokenizer.encode_batch([lead + w for w in words], add_special_tokens=False)
-    return np.array([e.ids[0] if e.ids else 0 for e in encodings], dtype=np.int32)
+    first = np.array([e.ids[0] if e.ids else 0 for e in encodings], dtype=np.int32)
+    second = np.array(
+        [e.ids[1] if len(e.ids) > 1 else NO_SECOND for e in encodings], dtype=np.int32
+    )
+    return first, second
+
+
+def pair_share(counts: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """count(word) / count(the listed words that begin with the same two tokens)."""
+    pairs = first.astype(np.int64) * (1 << 32) + (second.astype(np.int64) - NO_SECOND)
+    _, group = np.unique(pairs, return_inverse=True)
+    totals = np.bincount(group, weights=counts)
+    return (counts / np.maximum(totals[group], 1)).astype(np.float32)
+
+
+def second_token_arrays(tokenizer: Any, words: list[str], counts: np.ndarray) -> dict[str, Any]:
+    """The second-token maps of lexicon.npz, for both leads."""
+    arrays = {}
+    for lead, name in ((" ", "space"), ("", "bare")):
+        first, second = leading_tokens(tokenizer, words, lead)
+        arrays[f"second_{name}"] = second
+        arrays[f"pair_{name}"] = pair_share(counts, first, second)
+    return arrays
 
 
 def conditional(
@@ -91,9 +139,14 @@ def load_lexicon(
         # estimated from the listed words alone.
         v = tokenizer.get_vocab_size()
         for lead, name in ((" ", "space"), ("", "bare")):
-            first = first_tokens(tokenizer, words, lead)
+            first, second = leading_tokens(tokenizer, words, lead)
             arrays[f"first_{name}"] = first
             arrays[f"cond_{name}"] = conditional(counts, first, first, counts, v)
+            arrays[f"second_{name}"] = second
+            arrays[f"pair_{name}"] = pair_share(counts, first, second)
+    elif "second_space" not in arrays:
+        # Tables written before the second-token maps: made now, once per load.
+        arrays.update(second_token_arrays(tokenizer, words, counts))
     lexicon = Lexicon(
         words=words,
         counts=counts,
@@ -104,6 +157,10 @@ def load_lexicon(
         index={w: i for i, w in enumerate(words)},
         capitalised=np.array([w[0].isupper() for w in words], dtype=np.float32),
         shouted=np.array([is_shouted(w) for w in words], dtype=bool),
+        second_space=arrays["second_space"],
+        second_bare=arrays["second_bare"],
+        pair_space=arrays["pair_space"],
+        pair_bare=arrays["pair_bare"],
     )
     return lexicon, arrays
 

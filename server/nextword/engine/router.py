@@ -110,6 +110,10 @@ class RoutingDecider:
         decider = self.pick(context, prefix)
         return decider is not None and decider.speculate(context, prefix)
 
+    def refine(self, context: str, prefix: str = "") -> bool:
+        decider = self.pick(context, prefix)
+        return decider is not None and decider.refine(context, prefix)
+
     def speculate_space(self, context: str) -> bool:
         decider = self.pick(context)
         return decider is not None and decider.speculate_space(context)

@@ -35,6 +35,34 @@ class Scorer:
         self._tokens = []
         self._last = None
 
+    def branches(self, tokens: Sequence[int], nexts: Sequence[int]) -> np.ndarray | None:
+        """(len(nexts), V) log-probabilities of the token after `tokens` + [t], for each
+        t in `nexts`: one batched forward over copies of the cache, which stays at
+        `tokens`. None where the model's cache is not mlx-lm's plain `KVCache`.
+        """
+        import mlx.core as mx
+        from mlx_lm.models.cache import KVCache
+
+        if not nexts:
+            return np.zeros((0, 0), dtype=np.float32)
+        self.logprobs(tokens)  # the cache at `tokens`: free when it is there already
+        m = len(nexts)
+        copies = []
+        for layer in self._cache:
+            if type(layer) is not KVCache:
+                return None
+            keys, values = layer.keys_and_values()
+            copy = KVCache()
+            copy.keys, copy.values = (_copies(a, m) for a in (keys, values))
+            copy.offset = layer.offset
+            copies.append(copy)
+        batch = mx.array(np.asarray(nexts, dtype=np.int32))[:, None]  # (m, 1)
+        logits = self._model(batch, cache=copies)[:, -1].astype(mx.float32)
+        out = np.array(logits - mx.logsumexp(logits, axis=-1, keepdims=True))
+        self.forwards += 1
+        self.tokens_run += m
+        return out
+
     def logprobs(self, tokens: Sequence[int]) -> np.ndarray:
         """Log-probabilities (V,) of the token after `tokens` (which must be non-empty)."""
         import mlx.core as mx
@@ -64,6 +92,15 @@ class Scorer:
         self.forwards += 1
         self.tokens_run += len(new)
         return self._last
+
+
+def _copies(a: Any, m: int) -> Any:
+    """`m` copies of one sequence's cached keys or values (1, heads, L, dim), with room
+    for one more position, so a branch's forward does not grow the buffer."""
+    import mlx.core as mx
+
+    room = mx.zeros((m, a.shape[1], 1, a.shape[3]), dtype=a.dtype)
+    return mx.concatenate([mx.repeat(a, m, axis=0), room], axis=2)
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:

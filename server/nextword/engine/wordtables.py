@@ -60,6 +60,7 @@ class WordTables(ABC):
     corrector: Corrector | None = None  # typing mistakes (English)
     system: SystemLM | None = None  # the system's language model (Chinese, where installed)
     learns = False  # whether the personal store takes part
+    refines = False  # whether decisions are refined by the model's second token (refine.py)
 
     @abstractmethod
     def document(self) -> Document:
@@ -153,6 +154,7 @@ class EnglishDocument(Document):
 
 class EnglishTables(WordTables):
     learns = True
+    refines = True
 
     def __init__(
         self,

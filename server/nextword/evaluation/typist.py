@@ -39,7 +39,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from nextword.data.documents import chinese_spans, read_documents
 from nextword.engine.words import WORD_RE, is_han
@@ -49,6 +49,19 @@ from nextword.percentiles import summary
 KS = (1, 3, 5)
 MAX_K = max(KS)
 Predict = Callable[[str, str, int], list[str]]
+
+
+@runtime_checkable
+class WorksAhead(Protocol):
+    """A predictor that also works between keystrokes, as the server's worker does
+    (nextword refines a decision there): `between_keys` runs after each answer, and
+    its time is reported apart from the answers' latency."""
+
+    def __call__(self, context: str, prefix: str, k: int) -> list[str]: ...
+
+    def between_keys(self, context: str, prefix: str) -> None: ...
+
+
 # A context-free speller: up to k suggestions for a whole typed word, best first.
 Suggest = Callable[[str, int], list[str]]
 # Chinese: candidates asked for at each Han position. Only the first MAX_K can be accepted;
@@ -79,6 +92,7 @@ class Tally:
     diversity_n: int = 0
     boundary_ms: list[float] = field(default_factory=list)
     inword_ms: list[float] = field(default_factory=list)
+    between_keys_ms: list[float] = field(default_factory=list)  # `WorksAhead`'s work
     # Typing mistakes: corrupted words, those whose intended word was accepted within
     # the top k, and of those the ones accepted before the mistake was typed.
     corrupted: int = 0
@@ -131,6 +145,8 @@ class Tally:
         out: dict[str, Any] = summary(self.boundary_ms + self.inword_ms)
         out["boundary"] = summary(self.boundary_ms)
         out["inword"] = summary(self.inword_ms)
+        if self.between_keys_ms:
+            out["between_keys"] = summary(self.between_keys_ms)
         return out
 
     def __add__(self, other: Tally) -> Tally:
@@ -243,11 +259,16 @@ def walk(
     """The rank of `target` among the candidates after each of `typed[:j]`, j < `points`,
     up to the first point where it is first (every k accepts there)."""
     ranks: list[int | None] = []
+    ahead = predict if isinstance(predict, WorksAhead) else None
     for j in range(points):
         start = time.perf_counter()
         candidates = predict(context, typed[:j], MAX_K)
         elapsed = (time.perf_counter() - start) * 1000
         (tally.boundary_ms if j == 0 else tally.inword_ms).append(elapsed)
+        if ahead is not None:
+            start = time.perf_counter()
+            ahead.between_keys(context, typed[:j])
+            tally.between_keys_ms.append((time.perf_counter() - start) * 1000)
         rank = candidates.index(target) + 1 if target in candidates[:MAX_K] else None
         ranks.append(rank)
         if j == 0:

@@ -16,6 +16,8 @@ Work ahead of the user runs on the worker's background lane, after any request:
 - a phrase for the ghost text (`phrase`), searched after each boundary decision in a
   document whose client asks for ghost text; typing that leaves the phrase drops it,
   typing through it uses it up, and its boundaries, decided ahead, need no model call;
+- a refinement of the decision by the model's second token (engine/refine.py), after
+  the decision and again after the word's first letter, for the letters typed next;
 - a speculation: while a word is typed, once one word is likely enough, the boundary
   after it is decided (one guess per word), with the phrase that follows it; after
   punctuation that a space likely follows, the boundary after the space.
@@ -38,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from nextword.engine import WORD_RE, Phrase, RoutingDecider, split_prefix
+from nextword.engine import REFINED_LETTERS, WORD_RE, Phrase, RoutingDecider, split_prefix
 from nextword.lsp.backlog import no_backlog
 from nextword.lsp.learner import Learner
 from nextword.lsp.settings import Settings
@@ -83,6 +85,11 @@ def _slide_key(uri: str) -> str:
 def _phrase_key(uri: str) -> str:
     """The worker key of a document's phrase search at a boundary."""
     return uri + "#phrase"
+
+
+def _refine_key(uri: str) -> str:
+    """The worker key of a document's refinement of its decision (engine/refine.py)."""
+    return uri + "#refine"
 
 
 def _speculate_key(uri: str) -> str:
@@ -393,10 +400,13 @@ class Sessions:
             else:
                 # A word boundary: decide now, so the candidates are ready for the next key.
                 self._decision(s, context)
-        elif prefix and self.settings.speculate and s.guessed != context:
+        elif prefix:
             # Even with input queued (a request sent with the key): a newer key replaces
-            # the guess while it waits, and it runs only on an idle worker.
-            self._speculate(s, context, prefix)
+            # the work while it waits, and it runs only on an idle worker.
+            if len(prefix) <= REFINED_LETTERS:
+                self._refine(s, context, prefix)
+            if self.settings.speculate and s.guessed != context:
+                self._speculate(s, context, prefix)
 
     def _leave_phrase(self, s: Session, context: str, prefix: str) -> None:
         """Typing that leaves the phrase drops it, and the search for one it cannot match."""
@@ -655,10 +665,12 @@ class Sessions:
         else:
             s.decided_by = "model"
             self.stats.decision(s.uri, done.ms)
-        # Between keystrokes, after any request: the phrase for the ghost text, unless
+        # Between keystrokes, after any request: the decision refined for the letters
+        # to come; the phrase for the ghost text, unless
         # the one held goes on for two words or more from here (typing through it).
         held = None if s.phrase is None else s.phrase.rest(context, "")
         going_on = held is not None and " " in held
+        self._refine(s, context, "")
         if self.phrases_on(s) and s.phrase_searched != context and not going_on:
             self._search(s)
         # While the user reads the candidates, slide a nearly full token window, so
@@ -700,6 +712,24 @@ class Sessions:
         s.search = _Search(context, "", job, key)
         job.add_done_callback(lambda f: self._searched(s, context, f))
         return s.search
+
+    def _refine(self, s: Session, context: str, prefix: str) -> None:
+        """Refine the decision at `context` for the words starting with `prefix`, in the
+        background: the letters typed next filter the refined distribution."""
+        decider = s.decider
+        if decider is None:
+            return
+
+        def refine() -> bool:
+            return self._current(s, decider, context) and decider.refine(context, prefix)
+
+        job = self.worker.submit(refine, key=_refine_key(s.uri), background=True)
+        job.add_done_callback(lambda f: self._refined(s, f))
+
+    def _refined(self, s: Session, future: Any) -> None:
+        """On the worker: count a refinement that ran (the stats' counters are plain ints)."""
+        if not future.cancelled() and future.exception() is None and future.result():
+            self.stats.count(s.uri, "refinements")
 
     def _speculate(self, s: Session, context: str, prefix: str) -> None:
         """Guess the word being typed, in the background: once one word is likely
@@ -798,7 +828,8 @@ class Sessions:
     def _drop_pending(self, s: Session) -> None:
         """Stale work is dropped: a held call is cancelled, a waiting job removed."""
         self._drop_search(s)
-        for key in (_slide_key(s.uri), _phrase_key(s.uri), _speculate_key(s.uri)):
+        keys = (_slide_key, _phrase_key, _refine_key, _speculate_key)
+        for key in (k(s.uri) for k in keys):
             self.worker.drop(key)
         self.throttle.cancel(s.uri)
         if s.pending is not None:

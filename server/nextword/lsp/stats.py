@@ -30,6 +30,7 @@ class Counters:
     decided_ahead: int = 0  # of those, decided ahead of the text: no model call when reached
     speculation_hits: int = 0  # of those, by a speculation on the word typed
     speculations: int = 0  # speculative decisions run (a word guessed before its space)
+    refinements: int = 0  # decisions refined by the model's second token, between keys
     phrase_searches: int = 0  # phrases searched for ghost text
     phrases_shown: int = 0  # ghost-text answers that were a phrase
     phrases_dropped: int = 0  # phrases (held or searched) that typing left before use
@@ -52,6 +53,7 @@ class Counters:
             "decidedAhead": self.decided_ahead,
             "speculationHits": self.speculation_hits,
             "speculations": self.speculations,
+            "refinements": self.refinements,
             "phraseSearches": self.phrase_searches,
             "phrasesShown": self.phrases_shown,
             "phrasesDropped": self.phrases_dropped,

@@ -15,7 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from nextword.data.documents import count_words, read_documents
-from nextword.engine.lexicon import conditional, first_tokens, tokenizer_digest
+from nextword.engine.lexicon import (
+    conditional,
+    first_tokens,
+    second_token_arrays,
+    tokenizer_digest,
+)
 from nextword.engine.ngram import events
 from nextword.engine.words import is_candidate, is_han, is_han_text
 from nextword.engine.wordtables import char_id
@@ -104,6 +109,7 @@ def build_tables(
         all_first = first_tokens(tokenizer, every, lead)
         arrays[f"first_{name}"] = first
         arrays[f"cond_{name}"] = conditional(counts, first, all_first, every_counts, v)
+    arrays.update(second_token_arrays(tokenizer, words, counts))
     index = {w: i for i, w in enumerate(words)}
     arrays.update(build_ngrams(train_files, index))
     arrays["tokenizer_digest"] = np.array(tokenizer_digest(tokenizer))
@@ -179,6 +185,7 @@ def build_han_tables(
         "cond_space": cond,
         "cond_bare": cond,
         "tokenizer_digest": np.array(tokenizer_digest(tokenizer)),
+        **second_token_arrays(tokenizer, words, counts),
     }
     index = {w: i for i, w in enumerate(words)}
     # The character trigram, each file's text repeated as the mix weighs it.
