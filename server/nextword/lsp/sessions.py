@@ -238,6 +238,9 @@ READ_AHEAD_S = 0.05
 # this machine: the Neovim e2e test waited 30 s for a phrase in one fresh-clone run.
 PHRASE_WAIT_S = 0.15
 
+# How often a request still current asks again for a decision that did not land.
+DECISION_TRIES = 3
+
 # Longer inserts are pastes (or a formatter's edits): not words the user wrote here.
 MAX_TYPED = 100
 # The word before an insert that a separator finishes is searched this far back.
@@ -484,38 +487,23 @@ class Sessions:
         if generation is None:
             generation = s.generation
         elif generation != s.generation:
-            self.stats.count(uri, "superseded")
-            return Answer("", [])
+            return self._unanswered(s, kind, position, "", "typing came after it")
         s.cursor = position
         ticket = s.ticket(kind)
         if self.backlog() and not await self._read_ahead(s, generation):
-            self.stats.count(uri, "superseded")
-            return Answer("", [])
+            return self._unanswered(s, kind, position, "", "queued typing came after it")
         context, prefix = split_prefix(text_before(doc, position))
         if context == s.decided:
             self.stats.count(uri, "cache_hits")
         else:
-            pending = self._decision(s, context)
-            if self.throttle.held(uri):
-                self.stats.count(uri, "throttle_waits")
-            try:
-                # Shielded: a cancelled request must not cancel a decision others await.
-                await asyncio.shield(pending)
-            except asyncio.CancelledError:
-                if not pending.cancelled():
-                    raise  # this request was cancelled
-                return Answer(prefix, [])  # the decision was superseded
-            if s.decided != context:
-                return Answer(prefix, [])
-            if s.tickets[kind] != ticket:
-                self.stats.count(uri, "superseded")
-                return Answer(prefix, [])
+            why = await self._await_decision(s, context, generation, kind, ticket)
+            if why is not None:
+                return self._unanswered(s, kind, position, prefix, why)
         # Filtering the cached decision is a tenth of a millisecond of numpy and never
         # runs the model: it is answered here, without a hop to the worker thread.
         found = self._filter(s, context, prefix, k, correct)
         if generation != s.generation:
-            self.stats.count(uri, "superseded")
-            return Answer(prefix, [])
+            return self._unanswered(s, kind, position, prefix, "typing came while it waited")
         if not found and prefix and not s.typing_through(context, prefix):
             self._spell(s, context, prefix, k, correct)
         s.remember(context, [c.text for c in found])
@@ -523,6 +511,57 @@ class Sessions:
         if kind == "completion" and s.fresh and not prefix:
             s.fresh, boundary = False, s.decided_by
         return Answer(prefix, found, boundary)
+
+    async def _await_decision(
+        self, s: Session, context: str, generation: int, kind: str, ticket: int
+    ) -> str | None:
+        """Wait until the decision at `context` is made; None then, else why the request
+        is to be answered empty (newer typing, or a newer request of its kind).
+
+        While the request is still the newest at the document's current state, a
+        decision that did not land for its context (dropped, or followed by another
+        one before the request woke) is asked for again, a few times at most.
+        """
+        for _ in range(DECISION_TRIES):
+            pending = self._decision(s, context)
+            if self.throttle.held(s.uri):
+                self.stats.count(s.uri, "throttle_waits")
+            try:
+                # Shielded: a cancelled request must not cancel a decision others await.
+                await asyncio.shield(pending)
+            except asyncio.CancelledError:
+                if not pending.cancelled():
+                    raise  # this request was cancelled
+            # A decision's own callback (`_decided`, which records it) runs on the loop's
+            # next turn after it finishes. A request that came in that same turn found
+            # it finished, did not wait, and read the state before it: it answered
+            # empty now and then, at a space after a word, under load. One turn lets
+            # the callback run first (the loop runs its callbacks in order).
+            await asyncio.sleep(0)
+            if self._docs.get(s.uri) is not s:
+                return "the document closed"
+            if generation != s.generation:
+                return "typing came while it waited"
+            if s.tickets[kind] != ticket:
+                return "a newer request came"
+            if s.decided == context:
+                return None
+            held = -1 if s.decided is None else len(s.decided)
+            log.debug(
+                "the decision for %d characters did not land (%s; held: %d): asked again",
+                len(context),
+                "dropped" if pending.cancelled() else "another came after it",
+                held,
+            )
+        return "its decision did not land"
+
+    def _unanswered(
+        self, s: Session, kind: str, position: types.Position, prefix: str, why: str
+    ) -> Answer:
+        """A request answered without words: newer typing or a newer request took over."""
+        self.stats.count(s.uri, "superseded")
+        log.debug("%s at %d:%d answered empty: %s", kind, position.line, position.character, why)
+        return Answer(prefix, [])
 
     async def phrase(
         self, uri: str, doc: TextDocument, position: types.Position, *, generation: int | None
@@ -653,6 +692,7 @@ class Sessions:
         decider = done.decider
         # A reset may have replaced the decider while this one was deciding.
         if decider is not s.decider:
+            log.debug("a decision at %d characters was for a replaced decider", len(context))
             return
         s.decided, s.fresh = context, True
         self.stats.count(s.uri, "decisions_run")
