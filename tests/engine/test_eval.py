@@ -39,6 +39,9 @@ def test_eval_json_has_the_protocol_keys(tiny_model: Path, tmp_path: Path):
     assert out["ksr@1"] <= out["ksr@3"] <= out["ksr@5"]
     for part in ("boundary", "inword"):
         assert out["latency_ms"][part]["p50"] <= out["latency_ms"][part]["p99"]
+    # nextword refines its decisions between keys (engine/refine.py), timed apart.
+    assert out["latency_ms"]["between_keys"]["p50"] > 0
+    assert "between_keys" not in out["baselines"]["unigram"]["latency_ms"]
     assert out["backend"].startswith("cpu+")
     assert plot.stat().st_size > 10_000
 
