@@ -128,21 +128,7 @@ class Engine:
         """The lexicon's words by first token after `lead` (" " or ""), for refining a
         decision (refine.py); None where the tables do not refine (Chinese, whose
         characters are their own tokens) or lack the second-token maps."""
-        lex = self.lexicon
-        if lead:
-            first, cond, second, pair = (
-                lex.first_space,
-                lex.cond_space,
-                lex.second_space,
-                lex.pair_space,
-            )
-        else:
-            first, cond, second, pair = (
-                lex.first_bare,
-                lex.cond_bare,
-                lex.second_bare,
-                lex.pair_bare,
-            )
+        first, cond, second, pair = self.lexicon.token_maps(lead)
         if not self.tables.refines or second is None or pair is None:
             return None
         if lead not in self._groups:
@@ -153,9 +139,10 @@ class Engine:
         """(V,) bool: the tokens a word typed as `text` (its lead included) may begin
         with: those that start with it, and those it starts with."""
         self.token_texts()
-        return np.char.startswith(self._texts_array, text) | np.array(
-            [bool(t) and text.startswith(t) for t in self._token_texts or []]
-        )
+        out = np.char.startswith(self._texts_array, text)
+        shorter = (text[:n] for n in range(1, len(text)))
+        out[[self._by_text[t] for t in shorter if t in self._by_text]] = True
+        return out
 
     def space_led(self) -> np.ndarray:
         """Which tokens begin with a space (computed on first use)."""
