@@ -763,11 +763,12 @@ class Sessions:
         def refine() -> bool:
             return self._current(s, decider, context) and decider.refine(context, prefix)
 
-        job = self.worker.submit(refine, key=_refine_key(s.uri), background=True)
+        job = asyncio.wrap_future(
+            self.worker.submit(refine, key=_refine_key(s.uri), background=True)
+        )
         job.add_done_callback(lambda f: self._refined(s, f))
 
-    def _refined(self, s: Session, future: Any) -> None:
-        """On the worker: count a refinement that ran (the stats' counters are plain ints)."""
+    def _refined(self, s: Session, future: asyncio.Future[Any]) -> None:
         if not future.cancelled() and future.exception() is None and future.result():
             self.stats.count(s.uri, "refinements")
 
