@@ -855,14 +855,16 @@ class Sessions:
         self._drop_pending(s)
 
         def fire() -> None:
-            job = self.worker.submit(
-                lambda: self._spell_now(s, context, prefix, k, correct), key=s.uri
+            job = asyncio.wrap_future(
+                self.worker.submit(
+                    lambda: self._spell_now(s, context, prefix, k, correct), key=s.uri
+                )
             )
             job.add_done_callback(lambda f: self._spelled(s, f))
 
         self.throttle.call(s.uri, fire)
 
-    def _spelled(self, s: Session, future: Any) -> None:
+    def _spelled(self, s: Session, future: asyncio.Future[Any]) -> None:
         if not future.cancelled():
             self.stats.count(s.uri, "decisions_run")
 
