@@ -51,3 +51,13 @@ def test_refining_twice_adds_only_new_first_tokens(default_engine: Any) -> None:
 def test_no_decision_no_refinement(default_engine: Any) -> None:
     decider = default_engine.decider()
     assert not decider.refine("Nothing decided here ")
+
+
+def test_a_guess_is_refined_as_it_is_decided_ahead(default_engine: Any) -> None:
+    decider = default_engine.decider()
+    context = "Thank you for your "
+    decider.decide(context, "")
+    assert decider.speculate(context, "hel")  # "help", decided ahead with the space
+    decider.decide(context + "help ", "")  # the text reaches it: taken as decided
+    assert decider.stats.adopted == 1 and decider.stats.refined == 1
+    assert not decider.refine(context + "help ")  # nothing is left to run after the space

@@ -800,7 +800,7 @@ class Sessions:
     def _speculate_space(self, s: Session, context: str) -> None:
         """At a boundary after punctuation ("questions."), decide the boundary after the
         space that likely comes next, in the background (the engine checks the model
-        expects one; it costs the mixture, not a forward)."""
+        expects one; it costs the mixture and a refinement, no forward over new text)."""
         decider = s.decider
         if decider is None or not context or context[-1].isspace():
             return  # after a space or a newline the next key starts a word
