@@ -83,6 +83,13 @@ DRIVER = r""";; -*- lexical-binding: t; -*-
                                          (let ((c (drive-candidates)))
                                            (and (< 0 (length (aref c 1))) c)))
                                        30))
+        ;; The decision is refined between keys (engine/refine.py): typed once it is,
+        ;; as the plain client below types, both get the same words.
+        (drive-wait "the refinement"
+                    (lambda ()
+                      (let ((stats (jsonrpc-request server :nextword/stats nil)))
+                        (<= 1 (plist-get (plist-get stats :overall) :refinements))))
+                    30)
         (insert (getenv "NEXTWORD_PREFIX"))
         (drive-out "PREFIX" (drive-candidates))
         (drive-out "CHECKSUM" (jsonrpc-request server :nextword/documentChecksum
@@ -187,6 +194,11 @@ def server_answers() -> dict[str, list[str]]:
         while not start and time.monotonic() < deadline:  # the model is loading
             time.sleep(0.05)
             start = type_and_ask(len(TEXT), "", 1)
+        # The prefix is typed once the decision is refined (engine/refine.py), as the
+        # Emacs driver types it: the refinement reorders the words after a prefix.
+        while server.request("nextword/stats", {})["overall"]["refinements"] < 1:
+            assert time.monotonic() < deadline, "the decision was not refined"
+            time.sleep(0.05)
         prefix = type_and_ask(len(TEXT), PREFIX, 2)
         assert server.shutdown() == 0
     return {"start": start, "prefix": prefix}

@@ -41,8 +41,16 @@ async def race(router: Router) -> list[str]:
         doc = TextDocument(URI, "Thank you for your help. We ")
         s = sessions.get(URI)
         assert s is not None
-        gate = threading.Event()
-        worker.submit(gate.wait, key="busy")  # the decision's own job waits behind it
+        gate, holding = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            holding.set()
+            gate.wait()
+
+        # The worker holds here (after the work ahead of the first decision, which
+        # runs MLX): the decision's own job waits behind it, and MLX is this thread's.
+        worker.submit(hold, key="busy")
+        assert holding.wait(30)
         context = doc.source
         pending = sessions._decision(s, context)
         # Computed here while the worker waits (MLX is used by one thread at a time),
