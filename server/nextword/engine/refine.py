@@ -14,8 +14,9 @@ where a word of one token takes the mass of every token that does not go on a wo
 Each first token keeps its total, so the mixture's other parts are untouched.
 
 The split costs about one and a half one-token forwards. The server runs it on the
-worker's background lane after each boundary decision, so that the letters typed
-next filter the refined distribution; the word start is shown as decided.
+worker's background lane after a boundary decision and after the word's first letter
+(a guess decided ahead is refined with it), so that the letters typed next filter
+the refined distribution; the word start is shown as decided.
 """
 
 from __future__ import annotations
