@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
 
     def nextword_predictor(correct: bool) -> Callable[[], Predict]:
         def make() -> Predict:
-            return _predict(engine.decider(), correct)
+            return _Predict(engine.decider(), correct)
 
         return make
 
@@ -208,10 +208,6 @@ class _Predict:
             self.decider.refine(context, prefix)
 
 
-def _predict(decider: Any, correct: bool) -> Predict:
-    return _Predict(decider, correct)
-
-
 def _phrase_typist(engine: Any, *, correct: bool) -> Callable[[], PhraseTypist]:
     """Per document, a decider asked for candidates and for the phrase it shows."""
 
@@ -222,7 +218,7 @@ def _phrase_typist(engine: Any, *, correct: bool) -> Callable[[], PhraseTypist]:
             phrase = decider.shown_phrase(context, "", PHRASE_WORDS)
             return None if phrase is None else phrase.words
 
-        return PhraseTypist(_predict(decider, correct), show)
+        return PhraseTypist(_Predict(decider, correct), show)
 
     return make
 

@@ -412,7 +412,10 @@ class Decider:
         if groups is None:
             return None
         done, rows = boundary.branches or ([], None)
-        among = self.engine.prefix_tokens(boundary.lead + prefix) if prefix else None
+        among = None
+        if prefix:  # the first tokens a word typed so may begin with (as the token search's)
+            among = np.zeros(len(groups.listed), dtype=bool)
+            among[self.engine.consistent_tokens("", boundary.lead + prefix, boundary.lead)] = True
         if done:
             among = np.ones(len(groups.listed), dtype=bool) if among is None else among.copy()
             among[done] = False
@@ -530,8 +533,7 @@ class Decider:
             # space (emails put two after a full stop). Such words (numbers, mostly)
             # come from the trigram and the document instead.
             neural[first == engine.space_token] = 0.0
-        groups = engine.token_groups(lead) if branches is not None else None
-        if groups is not None and branches is not None:
+        if branches is not None and (groups := engine.token_groups(lead)) is not None:
             neural = groups.split(neural, *branches)
         word_mass = float(neural.sum())
         parts = [Component(NEURAL, neural / word_mass, {})]

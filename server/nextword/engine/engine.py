@@ -135,15 +135,6 @@ class Engine:
             self._groups[lead] = TokenGroups.build(first, cond, second, pair, self.token_texts())
         return self._groups[lead]
 
-    def prefix_tokens(self, text: str) -> np.ndarray:
-        """(V,) bool: the tokens a word typed as `text` (its lead included) may begin
-        with: those that start with it, and those it starts with."""
-        self.token_texts()
-        out = np.char.startswith(self._texts_array, text)
-        shorter = (text[:n] for n in range(1, len(text)))
-        out[[self._by_text[t] for t in shorter if t in self._by_text]] = True
-        return out
-
     def space_led(self) -> np.ndarray:
         """Which tokens begin with a space (computed on first use)."""
         if self._space_led is None:
