@@ -19,6 +19,13 @@ def test_real_misspellings_are_corrected_in_context(default_engine: Any) -> None
     assert corrected(default_engine, "What is the adress of ", "teh")[0] == ("the", True)
 
 
+def test_two_mistakes_in_one_word_are_corrected(default_engine: Any) -> None:
+    """Two edits are searched where the prefix starts no known word (corrections.py)."""
+    assert corrected(default_engine, "We need to ", "recorev")[0] == ("recover", True)
+    assert ("accommodation", True) in corrected(default_engine, "Thank you for the ", "acomodat")
+    assert ("necessary", True) in corrected(default_engine, "I think it is ", "neccesar")
+
+
 def test_the_context_ranks_the_corrections(default_engine: Any) -> None:
     """ "thw" is one key from "the" and from "thy"/"two": the sentence decides."""
     assert corrected(default_engine, "He walked into ", "thw")[0] == ("the", True)

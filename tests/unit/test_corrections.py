@@ -12,8 +12,10 @@ from nextword.engine.corrections import (
     NEIGHBOURS,
     Corrector,
     ErrorModel,
+    WordList,
     classify,
     edits,
+    two_edits,
 )
 from nextword.engine.loader import MODELS_DIR
 
@@ -89,6 +91,34 @@ def test_intended_prefixes_are_known_ones() -> None:
     assert corrector.intended("the") == {"th": 1e-3}
 
 
+def test_two_edits_are_searched_only_where_the_prefix_starts_no_word() -> None:
+    words = sorted(["motor", "motors", "mote", "motel", "recover", "recovery", "record"])
+    corrector = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}, pair_factor=10.0))
+    # "recorev": two letters written for each other (r for v, v for r), past "reco".
+    assert corrector.intended("recorev")["recove"] == pytest.approx(1e-3 * 1e-3 * 10)
+    # "moteu": a vowel for another and a stray letter; one edit finds "mote" too.
+    found = corrector.intended("moteu")
+    assert found["mote"] == 1e-3 and found["moto"] == pytest.approx(1e-5)
+    # A prefix that starts a word is not searched twice over: "moto" is one edit from
+    # "mote" and "moto" itself, two from "motel".
+    assert "motel" not in corrector.intended("moto")
+    # Without a fitted factor there are no two-edit corrections.
+    plain = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}))
+    assert "recove" not in plain.intended("recorev")
+
+
+def test_the_two_edit_search_keeps_the_first_letter_and_finds_every_pair() -> None:
+    words = WordList(sorted(["definitely", "recover", "brown", "crown"]))
+    assert words.next_letters("re") == ["c"] and words.next_letters("") == list("bcdr")
+    found = {intended for intended, _, _ in two_edits("definatly", words)}
+    assert "definitely" in found  # a for i, and the e left out
+    assert {intended for intended, _, _ in two_edits("xrowm", words)} == set()  # "x" stays
+    # r for v and v for r; or the r struck early, then "ev" for "ve" (the prefix "recove").
+    found = set(two_edits("recorev", words))
+    assert ("recover", "substitute_other", "substitute_other") in found
+    assert ("recove", "insert_adjacent", "transpose") in found
+
+
 def test_reserved_entries_are_never_read() -> None:
     names = ["wrong" + "".join(chr(97 + int(d)) for d in str(i)) for i in range(200)]
     kept = {wrong for wrong, _ in parse([f"{name}->right" for name in names])}
@@ -122,3 +152,17 @@ def test_a_word_one_mistake_from_a_far_commoner_one_is_a_misspelling() -> None:
     assert not looks_mistyped("loose", 4e-5, freqs)
     chosen = select({**freqs, "x11": 1e-5, "rare": 1e-9, "tomatos": 2e-6}, {"tomatos"})
     assert sorted(chosen) == ["bedroom", "loose", "lose", "received"]
+
+
+def test_the_fit_counts_two_edit_misspellings_and_scales_their_pairs() -> None:
+    from nextword.training.typo_fit import fit, is_two_edits
+
+    assert is_two_edits("recorev", "recover") and is_two_edits("acomodate", "accommodate")
+    assert not is_two_edits("teh", "the")  # one edit
+    assert not is_two_edits("cat", "dog")
+    pairs = [("teh", "the"), ("adress", "address"), ("recorev", "recover"), ("cat", "dog")]
+    record = fit(pairs)
+    assert record["two_edit_share"] == 0.25 and record["pair_factor"] > 0
+    assert fit(pairs[:2])["pair_factor"] == 0  # none seen: no two-edit corrections
+    shipped = json.loads((MODELS_DIR / "typos.json").read_text())
+    assert shipped["pair_factor"] > 0 and shipped["two_edit_share"] > 0.1

@@ -11,10 +11,15 @@ letters swapped ("recie" for "recei-ve", "teh"), a letter left out or one of a d
 ("adress"), a letter struck twice or an extra key, and, rarer, any other letter for
 one ("sould") or a stray letter ("slibling"). Each kind of edit has its own
 rate per opportunity, fitted on real misspellings (codespell's dictionary, the
-entries CORPORA.md allows: training/typo_fit.py writes models/typos.json).
+entries CORPORA.md allows: training/typo_fit.py writes models/typos.json). Where the
+typed prefix starts no known word at all, two edits are searched too ("recorev":
+recover), each pair at the product of its rates times a factor fitted on the same
+pairs (13% of them are two edits from their correction, against 83% one).
 
 Candidates come from edits of the typed prefix checked against the sorted lexicon
-(a bisection each, no scan), so a keystroke costs well under a millisecond. Beyond
+(a bisection each, no scan), so a keystroke costs well under a millisecond; the
+two-edit search walks the sorted list as a trie, about 5 ms, and only at a prefix
+that is certainly wrong. Beyond
 the lexicon, the words of general English the training text lacks (`Spelling`,
 models/spelling.txt from wordfreq's list, training/spelling.py) may be corrected to,
 weighed by their frequency in running text: "acquiese" means acquiesce even where the
@@ -27,7 +32,7 @@ import bisect
 import functools
 import heapq
 import json
-from collections.abc import Container, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,6 +68,9 @@ MIN_TYPED = 3
 # letters start thousands of words in each list, and the lexicon's, ranked in context,
 # win there; searching both doubled the in-word p95 (0.43 -> 0.85 ms, typing.txt).
 SPELLING_MIN_TYPED = 5
+# Two mistakes are searched for only in a prefix this long that starts no known word
+# (a certain mistake): shorter, two edits reach most of the lexicon.
+TWO_EDITS_MIN_TYPED = 5
 
 
 def _neighbours() -> dict[str, str]:
@@ -81,22 +89,29 @@ NEIGHBOURS = _neighbours()
 
 @dataclass(frozen=True)
 class ErrorModel:
-    """P(typed | intended) for one edit of each kind, per opportunity to make it."""
+    """P(typed | intended) for one edit of each kind, per opportunity to make it, and
+    for two: rates[a] * rates[b] * pair_factor (0 where the fit did not measure it)."""
 
     rates: dict[str, float] = field(default_factory=dict)
+    pair_factor: float = 0.0
 
     @classmethod
     def read(cls, path: Path) -> ErrorModel:
         """The fitted rates; an empty model (no corrections) where the file is unreadable."""
         try:
-            rates = json.loads(path.read_text(encoding="utf-8"))["rates"]
-            return cls({k: float(rates[k]) for k in KINDS})
-        except (OSError, ValueError, KeyError, TypeError):
+            record = json.loads(path.read_text(encoding="utf-8"))
+            rates = record["rates"]
+            return cls({k: float(rates[k]) for k in KINDS}, float(record.get("pair_factor", 0)))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return cls()
 
 
 def _case_like(letter: str, model: str) -> str:
     return letter.upper() if model.isupper() else letter
+
+
+ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+Edit = tuple[str, str, int]  # (intended, kind, end): see placed_edits
 
 
 def edits(typed: str) -> Iterator[tuple[str, str]]:
@@ -105,15 +120,31 @@ def edits(typed: str) -> Iterator[tuple[str, str]]:
     The last typed letter may be the start of a longer intended word, so an edit
     there is read as a prefix: "recie" is explained by "recei" (a swap).
     """
+    for intended, kind, _ in placed_edits(typed):
+        yield intended, kind
+
+
+def placed_edits(
+    typed: str,
+    start: int = 0,
+    stop: int | None = None,
+    letters: Callable[[str], Iterable[str]] | None = None,
+) -> Iterator[Edit]:
+    """`edits`, each with where it ends, for edits that begin at a typed position in
+    [start, stop]: `intended[:end]` is what the edit made, and `intended[end:]` is
+    the typed text after it, unchanged. A letter written or restored after a head
+    `h` is one of `letters(h)` (all of the alphabet by default): a search passes the
+    letters that follow `h` in some word."""
     n = len(typed)
+    last = n - 1 if stop is None else min(stop, n - 1)
     low = typed.lower()
-    for i in range(n - 1):
+    for i in range(start, min(last + 1, n - 1)):
         if low[i] != low[i + 1]:
-            yield typed[:i] + typed[i + 1] + typed[i] + typed[i + 2 :], "transpose"
-    for i in range(n):
+            yield typed[:i] + typed[i + 1] + typed[i] + typed[i + 2 :], "transpose", i + 2
+    for i in range(start, last + 1):
         c = low[i]
         near = NEIGHBOURS.get(c, "")
-        for d in "abcdefghijklmnopqrstuvwxyz":
+        for d in ALPHABET if letters is None else letters(typed[:i]):
             if d == c:
                 continue
             if d in near:
@@ -122,27 +153,78 @@ def edits(typed: str) -> Iterator[tuple[str, str]]:
                 kind = "substitute_vowel"
             else:
                 kind = "substitute_other"
-            yield typed[:i] + _case_like(d, typed[i]) + typed[i + 1 :], kind
-    for i in range(n):
+            yield typed[:i] + _case_like(d, typed[i]) + typed[i + 1 :], kind, i + 1
+    for i in range(start, last + 1):
         # A letter the typist left out, before typed[i]: one of a double, or any. (After
         # the last typed letter it is only the next letter, not yet typed.)
         before = low[i - 1] if i else ""
         if i:
-            yield typed[:i] + typed[i - 1] + typed[i:], "omit_double"
-        for d in "abcdefghijklmnopqrstuvwxyz":
+            yield typed[:i] + typed[i - 1] + typed[i:], "omit_double", i + 1
+        for d in ALPHABET if letters is None else letters(typed[:i]):
             if d != before:
-                yield typed[:i] + _case_like(d, typed[i]) + typed[i:], "omit"
-    for i in range(n):
+                yield typed[:i] + _case_like(d, typed[i]) + typed[i:], "omit", i + 1
+    for i in range(start, last + 1):
         # A letter struck too many: a repeat, or a key beside the one before or after.
         c = low[i]
         if i > 0 and c == low[i - 1]:
-            yield typed[:i] + typed[i + 1 :], "insert_double"
+            kind = "insert_double"
         elif (i > 0 and c in NEIGHBOURS.get(low[i - 1], "")) or (
             i + 1 < n and c in NEIGHBOURS.get(low[i + 1], "")
         ):
-            yield typed[:i] + typed[i + 1 :], "insert_adjacent"
+            kind = "insert_adjacent"
         else:
-            yield typed[:i] + typed[i + 1 :], "insert_other"
+            kind = "insert_other"
+        yield typed[:i] + typed[i + 1 :], kind, i
+
+
+def two_edits(typed: str, words: WordList) -> Iterator[tuple[str, str, str]]:
+    """(intended, first kind, second kind) for explanations of `typed` by two edits
+    after its first letter, the second at or after the first, whose intended text
+    starts one of `words`.
+
+    The first letter stays: it is wrong in 2.6% of codespell's two-edit misspellings,
+    and edits there would be 60% of the search (any letter starts some word).
+    Then a walk down the trie the sorted list is: after the first edit its head must
+    start a word, the second edit can only begin where the text before it still
+    starts one, and a letter is only ever written where some word has it.
+    """
+    for middle, first, end in placed_edits(typed, 1, letters=words.next_letters):
+        if end and not words.starts_word(middle[:end]):
+            continue
+        reach = end  # the second edit begins at or before the longest head that starts a word
+        while reach < len(middle) and words.starts_word(middle[: reach + 1]):
+            reach += 1
+        for intended, second, _ in placed_edits(middle, end, reach, words.next_letters):
+            if words.starts_word(intended):
+                yield intended, first, second
+
+
+class WordList:
+    """A sorted list of words, asked as a trie: does a text start a word, and which
+    letters follow a head. A bisection each, no scan."""
+
+    def __init__(self, words: list[str]):
+        self.words = words
+
+    def starts_word(self, prefix: str) -> bool:
+        i = bisect.bisect_left(self.words, prefix)
+        return i < len(self.words) and self.words[i].startswith(prefix)
+
+    def next_letters(self, head: str) -> list[str]:
+        """The lower-case letters that follow `head` in some word, one bisection each."""
+        words, n = self.words, len(head)
+        i = bisect.bisect_left(words, head)
+        out = []
+        while i < len(words) and words[i].startswith(head):
+            word = words[i]
+            if len(word) == n:
+                i += 1  # the head is a word itself
+                continue
+            c = word[n]
+            if c in ALPHABET:
+                out.append(c)
+            i = bisect.bisect_left(words, head + chr(ord(c) + 1), i)
+        return out
 
 
 @dataclass(frozen=True)
@@ -200,40 +282,54 @@ class Spelling:
 
 
 class Corrector:
-    """Words one edit from a typed prefix, with their channel weight."""
+    """Words one or two edits from a typed prefix, with their channel weight."""
 
     def __init__(self, words: list[str], model: ErrorModel, spelling: Spelling | None = None):
         self.model = model
         self.spelling = spelling or Spelling()
         # Both lists (each sorted) in one, so an explanation costs one bisection.
-        self._words = list(heapq.merge(words, self.spelling.words))
+        self._words = WordList(list(heapq.merge(words, self.spelling.words)))
         # The popup, the decision and the evaluator ask about the same typed text again.
         self.intended = functools.lru_cache(maxsize=1024)(self._intended)
 
-    def _starts_some_word(self, prefix: str) -> bool:
-        i = bisect.bisect_left(self._words, prefix)
-        return i < len(self._words) and self._words[i].startswith(prefix)
-
     def _intended(self, typed: str) -> dict[str, float]:
-        """The known prefixes one edit from `typed`, each with P(typed | prefix) (the
-        returned dict is shared by later calls: read it, do not change it)."""
+        """The known prefixes one edit from `typed`, and two where `typed` starts no
+        known word, each with P(typed | prefix) (the returned dict is shared by later
+        calls: read it, do not change it)."""
         if not self.model.rates or len(typed) < MIN_TYPED or not typed.isalpha():
             return {}
         out: dict[str, float] = {}
         for prefix, kind in edits(typed):
             rate = self.model.rates[kind]
-            if rate > out.get(prefix, 0.0) and self._starts_some_word(prefix):
+            if rate > out.get(prefix, 0.0) and self._words.starts_word(prefix):
                 out[prefix] = rate
         if typed[0].isupper() and typed[1:].islower():
             # A capital the sentence asked for, on a word the lexicon holds in lower case.
             for prefix, kind in edits(typed.lower()):
                 rate = self.model.rates[kind]
                 upper = prefix[:1].upper() + prefix[1:]
-                if rate > out.get(upper, 0.0) and self._starts_some_word(prefix):
+                if rate > out.get(upper, 0.0) and self._words.starts_word(prefix):
                     out[prefix] = max(rate, out.get(prefix, 0.0))
+        if (
+            self.model.pair_factor
+            and len(typed) >= TWO_EDITS_MIN_TYPED
+            and not self._words.starts_word(typed)
+            and not self._words.starts_word(typed.lower())
+        ):
+            self._add_two_edits(typed, out)
         out.pop(typed, None)
         out.pop(typed.lower(), None)
         return out
+
+    def _add_two_edits(self, typed: str, out: dict[str, float]) -> None:
+        """Two-edit explanations into `out` ("moteu" for "moto-r"), for a capitalised
+        prefix in lower case (the decider capitalises the words it finds)."""
+        low = typed.lower() if typed[0].isupper() and typed[1:].islower() else typed
+        rates, factor = self.model.rates, self.model.pair_factor
+        for prefix, first, second in two_edits(low, self._words):
+            rate = rates[first] * rates[second] * factor
+            if rate > out.get(prefix, 0.0):
+                out[prefix] = rate
 
 
 def prefix_opportunities(word: str) -> dict[str, int]:

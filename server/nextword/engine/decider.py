@@ -663,7 +663,7 @@ class Decider:
     def _corrections(
         self, boundary: _Boundary, typed: str, n: int, typed_word: float
     ) -> tuple[dict[str, float], float]:
-        """Words one edit from `typed`, weighed P(word | context) * P(typed | word), and
+        """Words one edit (or two) from `typed`, weighed P(word | context) * P(typed | word), and
         the weight of all the words their prefixes hold (for the normalisation).
 
         A correction must outweigh the typed text read as a word of its own: a rare

@@ -7,6 +7,11 @@ correction counts towards that edit's kind. A kind's rate is its count over the
 opportunities to make it in all the corrections (a word of six letters offers five
 swaps), times ERROR_PRIOR, the share of words a typist gets wrong: codespell lists
 misspellings, not how often they are made.
+
+Two edits in one word are rarer than the product of two one-edit rates would say
+once a word is known to be misspelled: the pairs two edits from their correction are
+counted, and `pair_factor` scales rates[a] * rates[b] so that the model expects as
+many of them as codespell lists.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 from nextword.data.misspellings import CODESPELL, LICENSE, allowed_pairs
-from nextword.engine.corrections import KINDS, classify, prefix_opportunities
+from nextword.engine.corrections import KINDS, classify, placed_edits, prefix_opportunities
 from nextword.engine.loader import MODELS_DIR
 
 # About one word in fifty typed wrong before the typist notices: the order of the
@@ -28,21 +33,43 @@ ERROR_PRIOR = 0.02
 DEFAULT_OUT = MODELS_DIR / "typos.json"
 
 
+def is_two_edits(wrong: str, right: str) -> bool:
+    """Whether two edits of the model's kinds turn `right` into `wrong` (and one does not)."""
+    if abs(len(wrong) - len(right)) > 2 or classify(wrong, right) is not None:
+        return False
+    for middle, _, _ in placed_edits(wrong):
+        if abs(len(middle) - len(right)) <= 1 and classify(middle, right) is not None:
+            return True
+    return False
+
+
 def fit(pairs: list[tuple[str, str]]) -> dict[str, object]:
     counts: Counter[str] = Counter()
     opportunities: Counter[str] = Counter()
+    per_word: list[dict[str, int]] = []
+    two = 0
     for wrong, right in pairs:
         kind = classify(wrong, right)
         if kind is not None:
             counts[kind] += 1
-        opportunities.update(prefix_opportunities(right))
+        else:
+            two += is_two_edits(wrong, right)
+        per_word.append(prefix_opportunities(right))
+        opportunities.update(per_word[-1])
     one_edit = sum(counts.values())
-    rates = {k: ERROR_PRIOR * counts[k] / max(opportunities[k], 1) for k in KINDS}
+    shares = {k: counts[k] / max(opportunities[k], 1) for k in KINDS}
+    rates = {k: ERROR_PRIOR * shares[k] for k in KINDS}
+    # Two edits expected under independence: per word, half the square of the one-edit
+    # expectation (unordered pairs of chances); the factor makes it the count seen.
+    expected_two = sum(sum(o[k] * shares[k] for k in KINDS) ** 2 / 2 for o in per_word)
+    pair_factor = two / max(expected_two, 1e-9) / ERROR_PRIOR
     return {
         "rates": {k: float(f"{v:.4g}") for k, v in rates.items()},
+        "pair_factor": float(f"{pair_factor:.4g}"),
         "counts": {k: counts[k] for k in KINDS},
         "pairs": len(pairs),
         "one_edit_share": round(one_edit / max(len(pairs), 1), 4),
+        "two_edit_share": round(two / max(len(pairs), 1), 4),
         "error_prior": ERROR_PRIOR,
         "source": f"PyPI {CODESPELL}, codespell_lib/data/dictionary.txt ({LICENSE}), "
         "the entries whose misspelling's md5 is not 0 mod 5",
