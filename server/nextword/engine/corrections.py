@@ -188,13 +188,14 @@ def two_edits(typed: str, words: WordList) -> Iterator[tuple[str, str, str]]:
     start a word, the second edit can only begin where the text before it still
     starts one, and a letter is only ever written where some word has it.
     """
-    for middle, first, end in placed_edits(typed, 1, letters=words.next_letters):
+    letters = functools.cache(words.next_letters)  # a third of the heads come back
+    for middle, first, end in placed_edits(typed, 1, letters=letters):
         if end and not words.starts_word(middle[:end]):
             continue
         reach = end  # the second edit begins at or before the longest head that starts a word
         while reach < len(middle) and words.starts_word(middle[: reach + 1]):
             reach += 1
-        for intended, second, _ in placed_edits(middle, end, reach, words.next_letters):
+        for intended, second, _ in placed_edits(middle, end, reach, letters):
             if words.starts_word(intended):
                 yield intended, first, second
 
