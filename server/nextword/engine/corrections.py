@@ -18,12 +18,11 @@ pairs (13% of them are two edits from their correction, against 83% one).
 
 Candidates come from edits of the typed prefix checked against the sorted lexicon
 (a bisection each, no scan), so a keystroke costs well under a millisecond; the
-two-edit search walks the sorted list as a trie, about 5 ms, and only at a prefix
-that is certainly wrong. Beyond
-the lexicon, the words of general English the training text lacks (`Spelling`,
-models/spelling.txt from wordfreq's list, training/spelling.py) may be corrected to,
-weighed by their frequency in running text: "acquiese" means acquiesce even where the
-model never saw it.
+two-edit search walks the sorted list as a trie, 3-5 ms, and only at a prefix that
+is certainly wrong. Beyond the lexicon, the words of general English the training
+text lacks (`Spelling`, models/spelling.txt from wordfreq's list, training/spelling.py)
+may be corrected to, weighed by their frequency in running text: "acquiese" means
+acquiesce even where the model never saw it.
 """
 
 from __future__ import annotations
@@ -177,29 +176,6 @@ def placed_edits(
         yield typed[:i] + typed[i + 1 :], kind, i
 
 
-def two_edits(typed: str, words: WordList) -> Iterator[tuple[str, str, str]]:
-    """(intended, first kind, second kind) for explanations of `typed` by two edits
-    after its first letter, the second at or after the first, whose intended text
-    starts one of `words`.
-
-    The first letter stays: it is wrong in 2.6% of codespell's two-edit misspellings,
-    and edits there would be 60% of the search (any letter starts some word).
-    Then a walk down the trie the sorted list is: after the first edit its head must
-    start a word, the second edit can only begin where the text before it still
-    starts one, and a letter is only ever written where some word has it.
-    """
-    letters = functools.cache(words.next_letters)  # a third of the heads come back
-    for middle, first, end in placed_edits(typed, 1, letters=letters):
-        if end and not words.starts_word(middle[:end]):
-            continue
-        reach = end  # the second edit begins at or before the longest head that starts a word
-        while reach < len(middle) and words.starts_word(middle[: reach + 1]):
-            reach += 1
-        for intended, second, _ in placed_edits(middle, end, reach, letters):
-            if words.starts_word(intended):
-                yield intended, first, second
-
-
 class WordList:
     """A sorted list of words, asked as a trie: does a text start a word, and which
     letters follow a head. A bisection each, no scan."""
@@ -226,6 +202,29 @@ class WordList:
                 out.append(c)
             i = bisect.bisect_left(words, head + chr(ord(c) + 1), i)
         return out
+
+
+def two_edits(typed: str, words: WordList) -> Iterator[tuple[str, str, str]]:
+    """(intended, first kind, second kind) for explanations of `typed` by two edits
+    after its first letter, the second at or after the first, whose intended text
+    starts one of `words`.
+
+    The first letter stays: it is wrong in 2.6% of codespell's two-edit misspellings,
+    and edits there would be 60% of the search (any letter starts some word).
+    Then a walk down the trie the sorted list is: after the first edit its head must
+    start a word, the second edit can only begin where the text before it still
+    starts one, and a letter is only ever written where some word has it.
+    """
+    letters = functools.cache(words.next_letters)  # a third of the heads come back
+    for middle, first, end in placed_edits(typed, 1, letters=letters):
+        if end and not words.starts_word(middle[:end]):
+            continue
+        reach = end  # the second edit begins at or before the longest head that starts a word
+        while reach < len(middle) and words.starts_word(middle[: reach + 1]):
+            reach += 1
+        for intended, second, _ in placed_edits(middle, end, reach, letters):
+            if words.starts_word(intended):
+                yield intended, first, second
 
 
 @dataclass(frozen=True)
