@@ -23,7 +23,14 @@ from nextword.blas import set_inference_threads
 from nextword.engine.corrections import ErrorModel
 from nextword.engine.decider import Decider
 from nextword.engine.lexicon import load_lexicon
-from nextword.engine.loader import DEFAULT_MODEL, MODELS_DIR, LoadedModel, ModelError, load
+from nextword.engine.loader import (
+    DEFAULT_MODEL,
+    MODELS_DIR,
+    LoadedModel,
+    ModelError,
+    load,
+    release_cached_buffers,
+)
 from nextword.engine.ngram import NGram
 from nextword.engine.personal import PersonalStore
 from nextword.engine.refine import TokenGroups
@@ -82,6 +89,7 @@ class Engine:
         engine.phrase_threshold = read_phrase_threshold(loaded.path / "phrases.json")
         if warmup:
             engine.warmup()
+        release_cached_buffers()
         engine.load_seconds = time.perf_counter() - start
         return engine
 

@@ -145,6 +145,18 @@ def load(path: str | Path | None = None) -> LoadedModel:
     return LoadedModel(model_dir, model, tokenizer, config, bos_id, n_params, size)
 
 
+def release_cached_buffers() -> None:
+    """Give MLX's cache of freed buffers back to the system.
+
+    MLX keeps freed buffers for reuse. After a load (the fp16 weights converted to
+    fp32) and a warm-up (a whole window's shapes) it holds ~32 MB that the one- and
+    few-token steps of a session never ask for again: 8.5 MB of RSS here.
+    """
+    import mlx.core as mx
+
+    mx.clear_cache()
+
+
 def parameter_count(model: Any) -> int:
     from mlx.utils import tree_reduce
 
