@@ -8,10 +8,10 @@ opportunities to make it in all the corrections (a word of six letters offers fi
 swaps), times ERROR_PRIOR, the share of words a typist gets wrong: codespell lists
 misspellings, not how often they are made.
 
-Two edits in one word are rarer than the product of two one-edit rates would say
-once a word is known to be misspelled: the pairs two edits from their correction are
-counted, and `pair_factor` scales rates[a] * rates[b] so that the model expects as
-many of them as codespell lists.
+Two edits in one word: were they independent once a word is misspelled, a pair would
+weigh rates[a] * rates[b] / ERROR_PRIOR. Codespell lists about a third as many
+two-edit pairs as that predicts, so the pairs are counted and `pair_factor` scales
+rates[a] * rates[b] to make the model expect as many as codespell lists.
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ DEFAULT_OUT = MODELS_DIR / "typos.json"
 
 
 def is_two_edits(wrong: str, right: str) -> bool:
-    """Whether two edits of the model's kinds turn `right` into `wrong` (and one does not)."""
+    """Whether two edits of the model's kinds turn `right` into `wrong` (and one does not).
+    A letter left out at the very end is not among them: `placed_edits` reads the
+    typed text as a prefix."""
     if abs(len(wrong) - len(right)) > 2 or classify(wrong, right) is not None:
         return False
     for middle, _, _ in placed_edits(wrong):
