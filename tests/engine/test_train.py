@@ -47,6 +47,30 @@ def test_training_resumes_from_its_checkpoint(tiny_run: Path, tmp_path: Path):
     assert state["step"] == 8
 
 
+def test_dropout_trains_resumes_and_exports_a_plain_model(tmp_path: Path):
+    """Residual dropout is training-only: a resumed run keeps it, and the export has
+    mlx-lm's parameter names."""
+    run, out = tmp_path / "run", tmp_path / "model"
+    common = [
+        "train", "--corpus", str(FIXTURES / "corpus-tiny"), "--sources", "tiny",
+        "--run", str(run), "--vocab", "300", "--hidden", "32", "--layers", "2", "--heads", "2",
+        "--ffn", "64", "--seq", "32", "--batch", "4", "--warmup", "2", "--save-every", "5",
+        "--eval-every", "4",
+    ]  # fmt: skip
+    nextword(*common, "--steps", "4", "--dropout", "0.2")
+    nextword(*common, "--steps", "8", "--export", str(out), "--fit-words", "50")
+    state = json.loads((run / "checkpoint" / "state.json").read_text())
+    assert state["dropout"] == 0.2 and state["step"] == 8
+    log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
+    val = [r["val_loss"]["mean"] for r in log if "val_loss" in r]
+    assert len(val) == 2 and val[0] != val[1]  # it trained on
+    from nextword.engine.loader import load_safetensors
+
+    names = set(load_safetensors(str(out / "model.safetensors")))
+    assert "model.layers.0.mlp.down_proj.weight" in names
+    assert "model.layers.1.self_attn.o_proj.weight" in names
+
+
 def test_missing_corpus_is_a_one_line_error(tmp_path: Path):
     result = nextword("train", "--corpus", str(tmp_path / "none"), check=False)
     assert result.returncode == 1

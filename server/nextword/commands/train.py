@@ -48,6 +48,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-every", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--dropout", type=float, default=0.0, help="residual dropout while training (0: none)"
+    )
+    parser.add_argument(
         "--mix",
         help=f"source shares: one of {', '.join(['sqrt', *MIXES])}, or source=share,... "
         f"(default: the run's own, else {DEFAULT_MIX} for the default sources, else sqrt)",
@@ -96,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             mix=args.mix,
             resume_from=args.resume_from,
+            dropout=args.dropout,
         )
         train_model(config, shape, tokens)
     if args.export:
