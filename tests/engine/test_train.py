@@ -71,6 +71,57 @@ def test_dropout_trains_resumes_and_exports_a_plain_model(tmp_path: Path):
     assert "model.layers.1.self_attn.o_proj.weight" in names
 
 
+def test_torch_runs_mlx_lms_llama_to_the_same_logits(tmp_path: Path):
+    """The PyTorch backend's model is mlx-lm's llama: the weights the MLX backend wrote
+    give the same logits (RoPE, norms, attention, tied head and names all agree)."""
+    import mlx.core as mx
+    import numpy as np
+    import torch
+
+    from nextword.training.mlx_backend import MlxBackend
+    from nextword.training.shape import Shape
+    from nextword.training.torch_backend import TorchBackend
+
+    shape = Shape(hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                  intermediate_size=128, vocab_size=300)  # fmt: skip
+    mlx_side = MlxBackend(shape)
+    mlx_side.write(tmp_path)
+    torch_side = TorchBackend(shape, compile=False)
+    torch_side.load_weights(tmp_path / "model.safetensors")
+    tokens = np.random.default_rng(0).integers(0, 300, (2, 40)).astype(np.int32)
+    expected = np.array(mlx_side.model(mx.array(tokens)))
+    torch_side.model.eval()
+    with torch.no_grad():
+        got = torch_side.model(torch.from_numpy(tokens).long()).numpy()
+    assert np.abs(expected).max() > 1.0  # not all zeros
+    np.testing.assert_allclose(got, expected, atol=1e-4)
+
+
+def test_torch_trains_and_either_backend_resumes_the_other(tmp_path: Path):
+    run, out = tmp_path / "run", tmp_path / "model"
+    common = [
+        "train", "--corpus", str(FIXTURES / "corpus-tiny"), "--sources", "tiny",
+        "--run", str(run), "--vocab", "300", "--hidden", "32", "--layers", "2", "--heads", "2",
+        "--ffn", "64", "--seq", "32", "--batch", "4", "--warmup", "2", "--save-every", "5",
+        "--eval-every", "5", "--no-compile",
+    ]  # fmt: skip
+    first = nextword(*common, "--steps", "10", "--backend", "torch", "--dropout", "0.1").stdout
+    assert "on torch" in first
+    assert (run / "checkpoint" / "optimizer.pt").exists()
+    log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
+    val = [r["val_loss"]["mean"] for r in log if "val_loss" in r]
+    assert val[-1] < val[0]  # it learned
+    # MLX takes the run over: the weights carry on, its own optimizer state starts afresh.
+    second = nextword(*common, "--steps", "12", "--export", str(out), "--fit-words", "50").stdout
+    assert "resumed at step 10" in second and "optimizer starts afresh" in second
+    state = json.loads((run / "checkpoint" / "state.json").read_text())
+    assert state["step"] == 12 and state["backend"] == "mlx" and state["dropout"] == 0.1
+    from nextword.engine.engine import Engine
+
+    words = Engine.load(out).decider().decide("the ", "", k=3)
+    assert len(words) == 3
+
+
 def test_missing_corpus_is_a_one_line_error(tmp_path: Path):
     result = nextword("train", "--corpus", str(tmp_path / "none"), check=False)
     assert result.returncode == 1
