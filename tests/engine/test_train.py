@@ -122,6 +122,31 @@ def test_torch_trains_and_either_backend_resumes_the_other(tmp_path: Path):
     assert len(words) == 3
 
 
+def test_the_torch_backend_trains_where_there_is_no_mlx(tmp_path: Path):
+    """A lent GPU machine has PyTorch, tokenizers, numpy and safetensors, but neither MLX
+    nor the server's packages: the torch backend trains there all the same."""
+    absent = ("mlx", "mlx.core", "mlx_lm", "pygls", "lsprotocol", "platformdirs")
+    code = (
+        "import sys\n"
+        f"for name in {absent!r}: sys.modules[name] = None  # import fails\n"
+        "from nextword.cli import entry\n"
+        "sys.argv = ['nextword', *sys.argv[1:]]\n"
+        "entry()\n"
+    )
+    run = tmp_path / "run"
+    args = [
+        "train", "--corpus", str(FIXTURES / "corpus-tiny"), "--sources", "tiny",
+        "--run", str(run), "--vocab", "300", "--hidden", "32", "--layers", "2", "--heads", "2",
+        "--ffn", "64", "--seq", "32", "--batch", "4", "--warmup", "2", "--steps", "4",
+        "--backend", "torch", "--no-compile",
+    ]  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert json.loads((run / "checkpoint" / "state.json").read_text())["step"] == 4
+
+
 def test_missing_corpus_is_a_one_line_error(tmp_path: Path):
     result = nextword("train", "--corpus", str(tmp_path / "none"), check=False)
     assert result.returncode == 1

@@ -84,19 +84,16 @@ class TorchBackend:
                     p.uniform_(-bound, bound)
 
     def load_weights(self, path: Path) -> None:
-        import mlx.core as mx
+        from safetensors.numpy import load_file
 
-        from nextword.engine.loader import load_safetensors
-
-        arrays = load_safetensors(str(path))
+        arrays = load_file(str(path))
         ours = dict(self.model.named_parameters())
         if set(arrays) != set(ours):
-            raise ValueError(
-                f"{path}: parameters do not match the shape ({sorted(set(arrays) ^ set(ours))[:3]})"
-            )
+            differ = sorted(set(arrays) ^ set(ours))[:3]
+            raise ValueError(f"{path}: its parameters do not fit the shape ({differ})")
         with self.torch.no_grad():
             for name, a in arrays.items():
-                ours[name].copy_(self.torch.from_numpy(np.array(a.astype(mx.float32))))
+                ours[name].copy_(self.torch.from_numpy(a.astype(np.float32)))
 
     def load_optimizer(self, ckpt: Path) -> bool:
         """The optimizer state of a PyTorch checkpoint; False where it has none."""
@@ -131,12 +128,10 @@ class TorchBackend:
 
     def write(self, folder: Path) -> None:
         """The weights with mlx-lm's names (fp32, as the MLX backend writes them) and
-        the optimizer state, into `folder`."""
-        import mlx.core as mx
+        the optimizer state, into `folder`. Written with `safetensors`, not MLX, so
+        that a machine with PyTorch and no MLX (a lent GPU) can train."""
+        from safetensors.numpy import save_file
 
-        weights = {
-            name: mx.array(p.detach().float().cpu().numpy())
-            for name, p in self.model.named_parameters()
-        }
-        mx.save_safetensors(str(folder / "model.safetensors"), weights)
+        weights = {n: p.detach().float().cpu().numpy() for n, p in self.model.named_parameters()}
+        save_file(weights, str(folder / "model.safetensors"), metadata={"format": "mlx"})
         self.torch.save(self.optimizer.state_dict(), folder / OPTIMIZER_FILE)
