@@ -147,6 +147,34 @@ def test_the_torch_backend_trains_where_there_is_no_mlx(tmp_path: Path):
     assert json.loads((run / "checkpoint" / "state.json").read_text())["step"] == 4
 
 
+def test_the_gpu_script_packs_trains_and_returns_fp16_weights(tmp_path: Path):
+    """scripts/train-gpu, run here on the CPU: what the device would run, on the fixture
+    corpus with the bundled tokenizer."""
+    import os
+
+    from safetensors.numpy import load_file
+
+    run, out = tmp_path / "run", tmp_path / "out"
+    env = {
+        **os.environ,
+        "CORPUS": str(FIXTURES / "corpus-tiny"),
+        "SOURCES": "tiny",
+        "OUT": str(out),
+        "MINUTES": "2",
+        "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",  # python3: the venv's
+    }
+    script = str(Path(__file__).parents[2] / "scripts" / "train-gpu")
+    subprocess.run(["bash", script, "pack", str(run)], env=env, check=True, timeout=120)
+    assert (run / "corpus.tar.xz").exists() and (run / "tokenizer.json").exists()
+    args = ["--sources", "tiny", "--hidden", "32", "--layers", "1", "--heads", "2", "--ffn", "64",
+            "--seq", "32", "--batch", "4", "--steps", "6", "--no-compile"]  # fmt: skip
+    subprocess.run(["bash", script, "train", str(run), *args], env=env, check=True, timeout=300)
+    weights = load_file(str(out / "model.safetensors"))
+    assert weights and all(w.dtype.name == "float16" for w in weights.values())
+    assert json.loads((out / "state.json").read_text())["step"] == 6
+    assert "stopped at step 6" in (out / "train.log").read_text()
+
+
 def test_missing_corpus_is_a_one_line_error(tmp_path: Path):
     result = nextword("train", "--corpus", str(tmp_path / "none"), check=False)
     assert result.returncode == 1
