@@ -8,6 +8,15 @@ from pathlib import Path
 from helpers import FIXTURES, nextword
 
 
+def tiny_run_args(run: Path, *extra: str) -> list[str]:
+    """`nextword train` arguments for a 2-layer model on the fixture corpus."""
+    return [
+        "train", "--corpus", str(FIXTURES / "corpus-tiny"), "--sources", "tiny",
+        "--run", str(run), "--vocab", "300", "--hidden", "32", "--layers", "2", "--heads", "2",
+        "--ffn", "64", "--seq", "32", "--batch", "4", "--warmup", "2", *extra,
+    ]  # fmt: skip
+
+
 def test_export_is_an_mlx_lm_model_directory(tiny_model: Path):
     config = json.loads((tiny_model / "config.json").read_text())
     assert config["model_type"] == "llama"
@@ -35,11 +44,7 @@ def test_mlx_lm_itself_loads_the_export(tiny_model: Path):
 
 def test_training_resumes_from_its_checkpoint(tiny_run: Path, tmp_path: Path):
     run = tmp_path / "run"
-    common = [
-        "train", "--corpus", str(FIXTURES / "corpus-tiny"), "--sources", "tiny",
-        "--run", str(run), "--vocab", "300", "--hidden", "32", "--layers", "2", "--heads", "2",
-        "--ffn", "64", "--seq", "32", "--batch", "4", "--warmup", "2", "--save-every", "5",
-    ]  # fmt: skip
+    common = tiny_run_args(run, "--save-every", "5")
     nextword(*common, "--steps", "5")
     out = nextword(*common, "--steps", "8").stdout
     assert "resumed at step 5" in out
@@ -51,12 +56,7 @@ def test_dropout_trains_resumes_and_exports_a_plain_model(tmp_path: Path):
     """Residual dropout is training-only: a resumed run keeps it, and the export has
     mlx-lm's parameter names."""
     run, out = tmp_path / "run", tmp_path / "model"
-    common = [
-        "train", "--corpus", str(FIXTURES / "corpus-tiny"), "--sources", "tiny",
-        "--run", str(run), "--vocab", "300", "--hidden", "32", "--layers", "2", "--heads", "2",
-        "--ffn", "64", "--seq", "32", "--batch", "4", "--warmup", "2", "--save-every", "5",
-        "--eval-every", "4",
-    ]  # fmt: skip
+    common = tiny_run_args(run, "--save-every", "5", "--eval-every", "4")
     nextword(*common, "--steps", "4", "--dropout", "0.2")
     nextword(*common, "--steps", "8", "--export", str(out), "--fit-words", "50")
     state = json.loads((run / "checkpoint" / "state.json").read_text())
@@ -99,12 +99,7 @@ def test_torch_runs_mlx_lms_llama_to_the_same_logits(tmp_path: Path):
 
 def test_torch_trains_and_either_backend_resumes_the_other(tmp_path: Path):
     run, out = tmp_path / "run", tmp_path / "model"
-    common = [
-        "train", "--corpus", str(FIXTURES / "corpus-tiny"), "--sources", "tiny",
-        "--run", str(run), "--vocab", "300", "--hidden", "32", "--layers", "2", "--heads", "2",
-        "--ffn", "64", "--seq", "32", "--batch", "4", "--warmup", "2", "--save-every", "5",
-        "--eval-every", "5", "--no-compile",
-    ]  # fmt: skip
+    common = tiny_run_args(run, "--save-every", "5", "--eval-every", "5", "--no-compile")
     first = nextword(*common, "--steps", "10", "--backend", "torch", "--dropout", "0.1").stdout
     assert "on torch" in first
     assert (run / "checkpoint" / "optimizer.pt").exists()
@@ -134,12 +129,7 @@ def test_the_torch_backend_trains_where_there_is_no_mlx(tmp_path: Path):
         "entry()\n"
     )
     run = tmp_path / "run"
-    args = [
-        "train", "--corpus", str(FIXTURES / "corpus-tiny"), "--sources", "tiny",
-        "--run", str(run), "--vocab", "300", "--hidden", "32", "--layers", "2", "--heads", "2",
-        "--ffn", "64", "--seq", "32", "--batch", "4", "--warmup", "2", "--steps", "4",
-        "--backend", "torch", "--no-compile",
-    ]  # fmt: skip
+    args = tiny_run_args(run, "--steps", "4", "--backend", "torch", "--no-compile")
     result = subprocess.run(
         [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300
     )
