@@ -6,11 +6,13 @@ the very module the engine runs, so it needs nothing beyond the runtime's packag
 
 from __future__ import annotations
 
+import importlib.metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from nextword.blas import preload
 from nextword.training.shape import Shape
 
 OPTIMIZER_FILE = "optimizer.safetensors"
@@ -36,6 +38,10 @@ class MlxBackend:
             add_residual_dropout(self.model, dropout)
         mx.eval(self.model.parameters())
         self.n_params = parameter_count(self.model)
+        blas = " with OpenBLAS" if preload().name == "openblas" else ""
+        version = importlib.metadata.version("mlx")
+        device = "GPU" if mx.default_device() == mx.gpu else "CPU"
+        self.machine = f"MLX {version} on the {device}{blas}"
 
         def loss_fn(model: nn.Module, x: mx.array, y: mx.array) -> mx.array:
             logits = model(x)  # (B, L, V)

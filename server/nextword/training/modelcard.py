@@ -111,8 +111,9 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
         "- Weights stored in fp16 (run in fp32 on CPU)",
         f"- Training: {training.get('step', 0):,} steps, "
         f"{training.get('tokens_seen', 0):,} tokens seen, "
-        f"{training.get('seconds', 0) / 3600:.1f} h on a 2-core x86_64 CPU "
-        "(MLX CPU backend with OpenBLAS)"
+        f"{training.get('seconds', 0) / 3600:.1f} h on "
+        + training.get("trained_on", "a 2-core x86_64 CPU (MLX CPU backend with OpenBLAS)")
+        + (f", residual dropout {training['dropout']}" if training.get("dropout") else "")
         + (
             f", resumed from a model that had seen {training['tokens_before']:,}: "
             f"{training['tokens_before'] + training.get('tokens_seen', 0):,} tokens in all"

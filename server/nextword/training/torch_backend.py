@@ -54,6 +54,9 @@ class TorchBackend:
         self.model = TorchLlama(shape, dropout).to(self.device)
         self._init_like_mlx()
         self.n_params = sum(p.numel() for p in self.model.parameters())
+        where = torch.cuda.get_device_name() if self.device == "cuda" else "the CPU"
+        how = "torch.compile" if compile else "eager"
+        self.machine = f"PyTorch {torch.__version__} ({how}) on {where}"
         self.optimizer = torch.optim.AdamW(
             self.model.parameters(), lr=1e-3, weight_decay=0.1, betas=(0.9, 0.95)
         )

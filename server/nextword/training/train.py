@@ -111,6 +111,9 @@ class Backend(Protocol):
 
     name: str
     n_params: int
+    machine: (
+        str  # what trained, for the model card: "PyTorch 2.13.0+cpu (torch.compile) on the CPU"
+    )
 
     def load_weights(self, path: Path) -> None: ...
 
@@ -164,6 +167,7 @@ def train_model(args: TrainConfig, shape: Shape, tokens: dict[str, dict[str, np.
         print(f"starting from the weights of {args.resume_from}")
     state["shape"] = asdict(shape)
     state["backend"] = backend.name
+    state["trained_on"] = f"{backend.machine}, {os.cpu_count()} cores"
     if dropout:
         state["dropout"] = dropout
     print(f"model: {backend.n_params / 1e6:.2f}M parameters, {shape}, on {backend.name}")
@@ -339,7 +343,10 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
         )
     else:
         build_tables(files, out, shares, known_misspellings())
-    kept = ("step", "tokens_seen", "tokens_before", "seconds", "val_loss", "mix")
+    kept = (
+        "step", "tokens_seen", "tokens_before", "seconds", "val_loss", "mix", "dropout",
+        "trained_on",
+    )  # fmt: skip
     training = {k: state[k] for k in kept if k in state}
     training["sources"] = sources
     training["shape"] = asdict(shape)
