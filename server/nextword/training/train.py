@@ -111,9 +111,7 @@ class Backend(Protocol):
 
     name: str
     n_params: int
-    machine: (
-        str  # what trained, for the model card: "PyTorch 2.13.0+cpu (torch.compile) on the CPU"
-    )
+    machine: str  # for the model card: "PyTorch 2.13.0+cpu (torch.compile) on the CPU"
 
     def load_weights(self, path: Path) -> None: ...
 
@@ -149,14 +147,8 @@ def train_model(args: TrainConfig, shape: Shape, tokens: dict[str, dict[str, np.
     if resuming:
         backend.load_weights(ckpt / "model.safetensors")
         restored = backend.load_optimizer(ckpt)
-        print(
-            f"resumed at step {state['step']} ({state['tokens_seen']:,} tokens seen)"
-            + (
-                ""
-                if restored
-                else f"; the optimizer starts afresh ({backend.name} has no state there)"
-            )
-        )
+        fresh = "" if restored else f"; the optimizer starts afresh (no {backend.name} state)"
+        print(f"resumed at step {state['step']} ({state['tokens_seen']:,} tokens seen){fresh}")
     elif args.resume_from:
         backend.load_weights(args.resume_from / "model.safetensors")
         earlier = args.resume_from / "training.json"
