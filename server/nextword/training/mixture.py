@@ -44,6 +44,10 @@ DOC_COLUMNS = [NAMES.index(name) for name in DOCUMENT]
 EVIDENCE_GRID = (0.0, 5.0, 10.0, 20.0, 40.0, 80.0, 160.0)
 # The length is chosen on the positions it is for: the first words of each document.
 SHORT_WORDS = 50
+# Lengths within this much top-3 of the best tie (the grid's spread is a few tenths of a
+# point on about 5,000 short-document positions); the shortest of them is taken, since a
+# short document's own words (its identifiers) are what its writer expects back.
+EVIDENCE_TIE = 0.001
 GRID_STEP = 0.05
 TOP = 12  # each component's best words kept per position
 FLOOR = 1e-9  # a word no component offers: counted as a miss, not as minus infinity
@@ -171,7 +175,9 @@ def fit_evidence(
         top3_start, ll = score(scaled(starts, start_words, half)[early_starts], vector)
         top3_letter, _ = score(scaled(letters, letter_words, half)[early_letters], vector)
         by_half[half] = ((top3_start + top3_letter) / 2, ll)
-    best = max(EVIDENCE_GRID, key=lambda h: by_half[h])
+    top = max(by_half[h][0] for h in EVIDENCE_GRID)
+    tied = [h for h in EVIDENCE_GRID if by_half[h][0] >= top - EVIDENCE_TIE]
+    best = min((h for h in tied if h > 0), default=tied[0])  # 0: fixed, not the shortest
     weights, top3, ll = fit(scaled(starts, start_words, best), scaled(letters, letter_words, best))
     grid = {f"{h:g}": round(by_half[h][0], 4) for h in EVIDENCE_GRID}
     return weights, best, top3, ll, grid
