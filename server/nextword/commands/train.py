@@ -73,7 +73,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--export", type=Path, help="write the model directory here (after training)"
     )
     parser.add_argument("--export-only", action="store_true", help="export without training")
-
     parser.add_argument(
         "--fit-words", type=int, default=1500, help="dev words per source to fit the mixture on"
     )
