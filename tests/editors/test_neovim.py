@@ -119,6 +119,16 @@ def popup_words(nvim: Any, prefix: str = "") -> list[str] | None:
     return None
 
 
+def wait_for_popup(nvim: Any, prefix: str, what: str) -> list[str]:
+    """The popup's words once they all extend `prefix`; a timeout names what the editor
+    showed instead (its mode, the line, the popup), since a flake is diagnosed from that."""
+    try:
+        return wait_for(lambda: popup_words(nvim, prefix), what)
+    except AssertionError as err:
+        mode, line = nvim.api.get_mode()["mode"], nvim.current.line
+        raise AssertionError(f"{err}; mode {mode!r}, line {line!r}, popup {popup(nvim)}") from None
+
+
 def checkhealth(nvim: Any) -> str:
     nvim.command("checkhealth nextword")
     text = "\n".join(nvim.current.buffer[:])
@@ -144,14 +154,27 @@ def editor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     quit_nvim(nvim)
 
 
+@pytest.fixture(autouse=True)
+def back_to_normal_mode(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After each test on the shared editor, Normal mode: a test that failed while typing
+    leaves Insert mode, and the next test's `i` would go into the buffer as text."""
+    yield
+    if "editor" in request.fixturenames:
+        nvim = request.getfixturevalue("editor")
+        # As typed keys (nvim_feedkeys with "x" reports Normal mode but leaves the Insert
+        # mode under way to take the next keys).
+        nvim.input("<C-\\><C-n>")
+        wait_for(lambda: nvim.api.get_mode()["mode"] == "n", "Normal mode")
+
+
 def test_typing_pops_up_nextword_candidates_and_ctrl_y_accepts(editor: Any) -> None:
     assert editor.eval("&filetype") == "text"
     editor.input("iThe history of ")
     # The space is the server's trigger character: the popup opens with next words.
-    wait_for(lambda: popup_words(editor), "the popup after a space")
+    wait_for_popup(editor, "", "the popup after a space")
     editor.input("th")
     # The list is incomplete, so each keystroke asks again for the new prefix.
-    words = wait_for(lambda: popup_words(editor, "th"), "the popup for the prefix `th`")
+    words = wait_for_popup(editor, "th", "the popup for the prefix `th`")
     predicted = json.loads(nextword("predict", "The history of th", "--k", "3", "--json").stdout)
     expected = [c["text"] for c in predicted["candidates"] if c["text"] != "th"]
     assert words == expected  # k = 3 from setup() reached the server
@@ -180,7 +203,7 @@ def test_code_pops_up_at_a_word_start(editor: Any, tmp_path: Path) -> None:
         "history.py to attach",
     )
     editor.input("i# The history of t")
-    words = wait_for(lambda: popup_words(editor, "t"), "the popup at `t`")
+    words = wait_for_popup(editor, "t", "the popup at `t`")
     assert len(words) <= 3
     editor.input("<C-e><Esc>")
     editor.command("bwipeout!")
@@ -372,7 +395,7 @@ def type_chinese_and_accept(
     emoji, chinese = CHINESE.split(" ")
     nvim.input(f"i{emoji} ")
     if dismiss:
-        wait_for(lambda: popup_words(nvim), "the popup after a space")
+        wait_for_popup(nvim, "", "the popup after a space")
         nvim.input("<C-e>")
         wait_for(lambda: not popup(nvim)["pum_visible"], "the popup to close")
     nvim.input(chinese)
