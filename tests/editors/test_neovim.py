@@ -61,16 +61,33 @@ WARN, ERROR = 3, 4  # vim.log.levels
 T = TypeVar("T")
 
 
-def wait_for(probe: Callable[[], T], what: str, timeout: float = TIMEOUT) -> T:
-    """Poll `probe` until it returns something truthy; fail naming `what` and the last value."""
+def wait_for(
+    probe: Callable[[], T],
+    what: str,
+    timeout: float = TIMEOUT,
+    *,
+    nvim: Any = None,
+) -> T:
+    """Poll `probe` until it returns something truthy; fail naming `what`, the last value
+    and, given the `nvim` it waits on, what that editor showed (a flake is diagnosed
+    from that)."""
     deadline = time.monotonic() + timeout
     while True:
         value = probe()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}: {value!r}")
+            message = f"timed out after {timeout:.0f} s waiting for {what}: {value!r}"
+            if nvim is not None:
+                message += f"; {editor_state(nvim)}"
+            raise AssertionError(message)
         time.sleep(0.05)
+
+
+def editor_state(nvim: Any) -> str:
+    """The mode, the current line and the popup, for a failure's message."""
+    mode, line = nvim.api.get_mode()["mode"], nvim.current.line
+    return f"mode {mode!r}, line {line!r}, popup {popup(nvim)}"
 
 
 def start_nvim(home: Path, options: str = "{}", *, before: str = "") -> Any:
@@ -120,13 +137,8 @@ def popup_words(nvim: Any, prefix: str = "") -> list[str] | None:
 
 
 def wait_for_popup(nvim: Any, prefix: str, what: str) -> list[str]:
-    """The popup's words once they all extend `prefix`; a timeout names what the editor
-    showed instead (its mode, the line, the popup), since a flake is diagnosed from that."""
-    try:
-        return wait_for(lambda: popup_words(nvim, prefix), what)
-    except AssertionError as err:
-        mode, line = nvim.api.get_mode()["mode"], nvim.current.line
-        raise AssertionError(f"{err}; mode {mode!r}, line {line!r}, popup {popup(nvim)}") from None
+    """The popup's words once they all extend `prefix`."""
+    return wait_for(lambda: popup_words(nvim, prefix), what, nvim=nvim)
 
 
 def checkhealth(nvim: Any) -> str:
@@ -404,10 +416,7 @@ def type_chinese_and_accept(
         words = popup_words(nvim)
         return words if nvim.current.line == CHINESE and words == expected else None
 
-    try:
-        words = wait_for(shown, f"the popup after {CHINESE!r} to offer {expected}")
-    except AssertionError as err:
-        raise AssertionError(f"{err}; line {nvim.current.line!r}, popup {popup(nvim)}") from None
+    words = wait_for(shown, f"the popup after {CHINESE!r} to offer {expected}", nvim=nvim)
     assert all(HAN_ONLY.fullmatch(w) for w in words), words
 
     # The same completion through the client, at the cursor in the negotiated encoding:
@@ -473,12 +482,7 @@ def test_a_typo_is_offered_corrected_and_accepting_replaces_it(editor: Any, tmp_
         shown = info["pum_visible"] and any(i["word"] == "address" for i in info["items"])
         return info["items"] if shown and editor.current.line == TYPO else None
 
-    try:
-        items = wait_for(offered, "the correction `address` in the popup")
-    except AssertionError as err:
-        raise AssertionError(
-            f"{err}; line {editor.current.line!r}, popup {popup(editor)}"
-        ) from None
+    items = wait_for(offered, "the correction `address` in the popup", nvim=editor)
     index = [item["word"] for item in items].index("address")
     assert items[index]["abbr"] == "address" and items[index]["kind"] == "Text"
     assert items[index]["menu"].endswith("% (correction)"), items[index]
