@@ -1,12 +1,12 @@
 """`nextword eval --phrases` (docs/EVAL.md, "Phrases"), through the command, on the
-bundled model: with its fitted threshold, and with one that shows every phrase of two
-words or more, so that phrases are shown and accepted whatever the model. The metrics'
-arithmetic and the threshold fit: tests/unit/test_phrase_metrics.py."""
+bundled model: with its fitted thresholds, and with one that shows every phrase of two
+words or more (`--phrase-threshold`), so that phrases are shown and accepted whatever
+the model. The metrics' arithmetic and the threshold fit:
+tests/unit/test_phrase_metrics.py."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from helpers import FIXTURES, nextword
 from nextword.engine.loader import DEFAULT_MODEL
@@ -38,6 +38,11 @@ def check_block(out: dict) -> dict:
         assert block[f"word_ksr@{k}"] == out[f"ksr@{k}"]  # the same text's word-only KSR
     latency = block["latency_ms"]
     assert 0 < latency["p50"] <= latency["p95"] <= latency["p99"]
+    inside = block["in_word"]  # the words typed rather than taken from a phrase
+    assert inside["words"] == out["words"] - block["accepted_words"]
+    assert inside["shown"] <= inside["words"]
+    assert inside["coverage"] == round(inside["shown"] / inside["words"], 4)
+    assert inside["exact_match@2"] >= 0 and 0 <= inside["precision"] <= 1
     return block
 
 
@@ -51,21 +56,24 @@ def test_phrases_leave_the_main_figures_alone():
     block = check_block(out)
     fitted = json.loads((DEFAULT_MODEL / "phrases.json").read_text(encoding="utf-8"))
     assert block["threshold"] == fitted["threshold"]
+    assert block["in_word_threshold"] == fitted["in_word"]["threshold"]
     # Asking for phrases must not cost the typist between them.
     assert block["ksr@1"] >= out["ksr@1"] - 0.01
 
 
-def test_phrases_shown_at_every_chance_are_measured(tmp_path: Path):
-    model = tmp_path / "model"
-    model.mkdir()
-    for part in DEFAULT_MODEL.iterdir():
-        if part.name != "phrases.json":
-            (model / part.name).symlink_to(part.resolve())
-    (model / "phrases.json").write_text(json.dumps({"threshold": -1e9}))
-    out = run_eval("--model", str(model), "--phrases")
+def test_a_threshold_given_on_the_command_line_shows_phrases_in_words_too():
+    out = run_eval("--phrases", "--phrase-threshold", "-100")
     block = check_block(out)
-    assert block["threshold"] == -1e9
+    assert block["threshold"] == block["in_word_threshold"] == -100
     assert block["shown"] >= block["boundaries"] // 5  # two-word phrases are common
     assert 2 <= block["mean_words"] <= 4
     # A shown phrase starts with the first candidate, which is right at times.
     assert block["exact_match@1"] > 0 and block["accepted_words"] > 0
+    # A word guessed on the way gets its phrase (5 of the 60 typed here).
+    assert block["in_word"]["shown"] > 0
+
+
+def test_a_phrase_threshold_without_phrases_is_a_usage_error():
+    result = nextword("eval", str(PROSE), "--phrase-threshold", "-1", check=False)
+    assert result.returncode != 0
+    assert "--phrase-threshold goes with --phrases" in result.stderr

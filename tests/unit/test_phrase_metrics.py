@@ -16,7 +16,7 @@ from nextword.evaluation.phrases import (
     type_document_phrases,
 )
 from nextword.evaluation.typist import Tally, type_document
-from nextword.training.phrase_fit import Scored, fit_threshold, precision, record
+from nextword.training.phrase_fit import Collected, Scored, fit_threshold, precision, record
 
 DOC = "the cat sat on the mat"
 
@@ -130,7 +130,7 @@ def test_the_fitted_threshold_reaches_the_target_on_its_positions():
     for seed in range(5):
         scored = synthetic(2000, seed)
         for target in (0.3, 0.5, 0.7):
-            t = fit_threshold(scored, target, min_shown=30)
+            t = fit_threshold({"dev": scored}, target, min_shown=30)
             assert t is not None
             achieved, shown = precision(scored, t, lambda s: s.correct)
             assert achieved >= target and shown >= 30
@@ -141,15 +141,16 @@ def test_the_fitted_threshold_reaches_the_target_on_its_positions():
 
 def test_no_threshold_when_the_target_is_out_of_reach():
     scored = [Scored(-1.0, 2, 0)] * 50 + [Scored(-0.5, 2, 2)] * 10
-    assert fit_threshold(scored, 0.5, min_shown=30) is None  # 10 right of the top 60
-    assert fit_threshold(scored, 0.5, min_shown=5) == -0.5  # the ten right ones alone
-    fitted = record(scored, 100, 0.5, [], 100)
+    assert fit_threshold({"dev": scored}, 0.5, min_shown=30) is None  # 10 right of the top 60
+    assert fit_threshold({"dev": scored}, 0.5, min_shown=5) == -0.5  # the ten right ones alone
+    fitted = record(Collected({"dev": scored}, {}, 100), 0.5, [], 100)
     assert fitted["threshold"] is None and "precision" not in fitted
+    assert fitted["in_word"]["threshold"] is None  # no candidates at all in words
 
 
 def test_the_record_says_what_the_threshold_achieved():
     scored = synthetic(2000, 1)
-    fitted = record(scored, 4000, 0.5, [], 3000)
+    fitted = record(Collected({"dev": scored}, {}, 4000), 0.5, [], 3000)
     assert fitted["precision"] >= 0.5 and fitted["precision_target"] == 0.5
     assert fitted["precision_first_two"] >= fitted["precision"]  # a right phrase's two words
     assert fitted["coverage"] == round(fitted["shown"] / 4000, 4)
@@ -157,3 +158,32 @@ def test_the_record_says_what_the_threshold_achieved():
     coverages = [curve[p]["coverage"] for p in sorted(curve)]
     assert coverages == sorted(coverages, reverse=True) and len(curve) >= 4
     assert all(curve[p]["precision"] >= float(p) for p in curve)
+
+
+def test_in_words_a_threshold_of_its_own_for_the_same_precision():
+    # In words the scores run higher for phrases no more often right: the same scores
+    # shifted up by one must give a threshold one higher, at the same precision.
+    at_starts = synthetic(2000, 2)
+    in_words = [Scored(s.score + 1.0, s.words, s.matched) for s in at_starts]
+    fitted = record(Collected({"dev": at_starts}, {"dev": in_words}, 4000), 0.5, [], 3000)
+    inside = fitted["in_word"]
+    assert inside["threshold"] == fitted["threshold"] + 1.0
+    assert inside["precision"] == fitted["precision"] >= 0.5
+    assert inside["coverage"] == fitted["coverage"]
+
+
+def test_each_file_weighs_the_same_in_the_precision():
+    # One file's confident phrases are all right, the other's all wrong: pooled, the
+    # top 55 are 91% right; file by file the wrong file shows a phrase at every
+    # threshold the right one does, so the mean never passes 0.5.
+    footers = [Scored(-0.2, 2, 2)] * 50
+    prose = [Scored(-0.3, 2, 0)] * 50 + [Scored(-0.1, 2, 0)] * 5
+    assert fit_threshold({"all": footers + prose}, 0.6) == -0.2
+    assert fit_threshold({"email": footers, "wiki": prose}, 0.6) is None
+    # Right half the time in each file: 0.5 is reached, and the record says so per file.
+    mixed = [Scored(-0.3, 2, 2), Scored(-0.3, 2, 1)] * 20
+    fitted = record(Collected({"email": mixed, "wiki": mixed}, {}, 1000), 0.5, [], 500)
+    assert fitted["threshold"] == -0.3 and fitted["precision"] == 0.5
+    assert fitted["by_file"] == {
+        name: {"precision": 0.5, "shown": 40} for name in ("email", "wiki")
+    }

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from nextword.data.textfiles import check_text_file
-from nextword.engine import REFINED_LETTERS
+from nextword.engine import REFINED_LETTERS, SPECULATE_MIN
 from nextword.errors import CommandError
 from nextword.evaluation.phrases import EXACT_N, PHRASE_WORDS, PhraseTypist, measure_phrases
 from nextword.evaluation.typist import KS, Predict, Suggest, TypoRun, evaluate_file
@@ -84,7 +84,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="measure the ghost-text phrases at word boundaries (docs/EVAL.md): "
         "ExactMatch@1..5, coverage, the phrase-accepting typist's KSR beside the word-only "
-        "KSR, and the phrase latency",
+        "KSR, and the phrase latency; and the phrases shown while a word is typed",
+    )
+    parser.add_argument(
+        "--phrase-threshold",
+        type=float,
+        metavar="SCORE",
+        help="with --phrases: show phrases scoring at least this (mean log-probability per "
+        "word) instead of the model's fitted thresholds, at word starts and in words; a "
+        "very low one (-100) shows every phrase of two words or more",
     )
     parser.add_argument("--json", action="store_true", help="last line: one JSON object")
     parser.add_argument(
@@ -118,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--typos takes a share in (0, 1], not {args.typos}")
     if args.typo_seed is not None and args.typos is None:
         raise CommandError("--typo-seed goes with --typos RATE")
+    if args.phrase_threshold is not None and not args.phrases:
+        raise CommandError("--phrase-threshold goes with --phrases")
     try:
         # The router, as the server and `predict` use it: Chinese text goes to the
         # Chinese model, the rest to the main one.
@@ -128,6 +138,9 @@ def run(args: argparse.Namespace) -> int:
     # containers out of the cyclic collector's passes, which would otherwise land in
     # whichever decision is being timed.
     gc.freeze()
+    main = engine.engines["en"]
+    if args.phrase_threshold is not None:
+        main.phrase_threshold = main.in_word_phrase_threshold = args.phrase_threshold
 
     def nextword_predictor(correct: bool) -> Callable[[], Predict]:
         def make() -> Predict:
@@ -184,7 +197,8 @@ def run(args: argparse.Namespace) -> int:
         result["backend"] = backend
         result["model"] = str(engine.loaded.path)
         if "phrases" in result:
-            result["phrases"]["threshold"] = engine.engines["en"].phrase_threshold
+            result["phrases"]["threshold"] = main.phrase_threshold
+            result["phrases"]["in_word_threshold"] = main.in_word_phrase_threshold
         if notes:
             result["notes"] = notes
     for note in notes:
@@ -223,7 +237,17 @@ def _phrase_typist(engine: Any, *, correct: bool) -> Callable[[], PhraseTypist]:
             phrase = decider.shown_phrase(context, "", PHRASE_WORDS)
             return None if phrase is None else phrase.words
 
-        return PhraseTypist(_Predict(decider, correct), show)
+        def show_in_word(context: str, word: str, typed: int) -> tuple[str, ...] | None:
+            # As the server does (lsp/sessions.py): the phrase is searched with the one
+            # guess of the word, at the first prefix whose guess is likely enough.
+            for j in range(1, min(typed, len(word)) + 1):
+                guess = decider.guess(context, word[:j])
+                if guess is not None and guess.prob >= SPECULATE_MIN:
+                    phrase = decider.shown_phrase(context, word[:j], PHRASE_WORDS)
+                    return None if phrase is None else phrase.words
+            return None
+
+        return PhraseTypist(_Predict(decider, correct), show, show_in_word)
 
     return make
 
@@ -403,6 +427,14 @@ def _print_phrases(figures: dict[str, Any], ks: list[int], backend: str) -> None
     lat = figures["latency_ms"]
     print(f"    phrase-accepting typist: {ksr}; {figures['accepted_words']} words accepted")
     print(f"    phrase latency ({backend}): p50 {lat['p50']:.2f} ms p95 {lat['p95']:.2f}")
+    inside = figures.get("in_word")
+    if inside:
+        print(
+            f"    in a word (threshold {figures['in_word_threshold']}): shown at "
+            f"{inside['shown']} of {inside['words']} words typed (coverage "
+            f"{inside['coverage']:.4f}); right as a whole {inside['precision']:.4f}, first "
+            f"two words {inside['exact_match@2']:.4f}"
+        )
 
 
 def plot_library() -> Any:

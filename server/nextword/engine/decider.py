@@ -344,8 +344,10 @@ class Decider:
 
     def shown_phrase(self, context: str, prefix: str = "", max_words: int = 4) -> Phrase | None:
         """The phrase worth showing as ghost text: two words or more, scoring at least
-        the engine's fitted threshold; None otherwise (the single word is enough)."""
-        threshold = self.engine.phrase_threshold
+        the engine's fitted threshold (at a word start, or in a word when `prefix` is
+        typed); None otherwise (the single word is enough)."""
+        engine = self.engine
+        threshold = engine.in_word_phrase_threshold if prefix else engine.phrase_threshold
         if threshold is None or max_words < 2:
             return None
         found = self.phrase(context, prefix, max_words)

@@ -58,7 +58,10 @@ class Engine:
         self.load_seconds = 0.0
         # The least score (mean log-probability per word) of a phrase worth showing,
         # fitted on dev text for a precision (training/phrase_fit.py); None: no phrases.
+        # In a word the first word's probability is given the typed prefix, so scores
+        # run higher there: a threshold of its own, fitted for the same precision.
         self.phrase_threshold: float | None = None
+        self.in_word_phrase_threshold: float | None = None
 
     @classmethod
     def load(cls, model: str | Path | None = None, *, warmup: bool = True) -> Engine:
@@ -86,7 +89,8 @@ class Engine:
                 f"({type(err).__name__}); re-export the model or delete both files"
             ) from None
         engine = cls(loaded, tables, Mixture.read(loaded.path / "mixture.json"))
-        engine.phrase_threshold = read_phrase_threshold(loaded.path / "phrases.json")
+        thresholds = read_phrase_thresholds(loaded.path / "phrases.json")
+        engine.phrase_threshold, engine.in_word_phrase_threshold = thresholds
         if warmup:
             engine.warmup()
         release_cached_buffers()
@@ -186,9 +190,17 @@ class Engine:
         }
 
 
-def read_phrase_threshold(path: Path) -> float | None:
-    """The fitted phrase threshold of a model directory; None where it has none."""
+def read_phrase_thresholds(path: Path) -> tuple[float | None, float | None]:
+    """The fitted phrase thresholds of a model directory, at a word start and in a word;
+    None where it has none (no threshold reached the precision there, or no fit). A fit
+    from before the in-word threshold uses its word-start threshold in a word too."""
+
+    def score(value: object) -> float | None:
+        return None if value is None else float(value)  # type: ignore[arg-type]
+
     try:
-        return float(json.loads(path.read_text(encoding="utf-8"))["threshold"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+        fitted = json.loads(path.read_text(encoding="utf-8"))
+        in_word = fitted.get("in_word") or {"threshold": fitted["threshold"]}
+        return score(fitted["threshold"]), score(in_word["threshold"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None, None

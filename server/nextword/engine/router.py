@@ -106,6 +106,10 @@ class RoutingDecider:
         decider = self.pick(context, prefix)
         return [] if decider is None else decider.filter_cached(context, prefix, k, correct=correct)
 
+    def guess(self, context: str, prefix: str) -> Candidate | None:
+        decider = self.pick(context, prefix)
+        return None if decider is None else decider.guess(context, prefix)
+
     def speculate(self, context: str, prefix: str) -> bool:
         decider = self.pick(context, prefix)
         return decider is not None and decider.speculate(context, prefix)

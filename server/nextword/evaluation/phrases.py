@@ -19,6 +19,13 @@ does not offer.
   sits beside the word-only typist's (`word_ksr@k`, the main run, same text).
 - `latency_ms`: wall time of the shown-phrase call at each boundary, from the boundary
   (its decision, unless made ahead) to the full phrase, p50/p95/p99.
+- `in_word`: the phrases the server shows while a word is typed (beyond EVAL.md's
+  boundaries, which the threshold is fitted on): at each word the typist types, the
+  phrase at the prefix where the server would guess the word (`PhraseTypist.
+  show_in_word`), when the typist reaches that prefix before accepting the word.
+  `coverage` is the share of those words with a phrase shown, `precision` the share
+  of shown phrases right as a whole (the word being typed included), `exact_match@2`
+  the share whose first two words are right. The typist does not accept them.
 
 The training side (training/phrase_fit.py) scores the same boundaries to fit the
 threshold, with `following_words` and `matched` from here.
@@ -42,6 +49,9 @@ PHRASE_WORDS = 4
 EXACT_N = (1, 2, 3, 4, 5)
 # The words of the phrase shown after a context (a word boundary); None: none shown.
 ShowPhrase = Callable[[str], Sequence[str] | None]
+# The words of the phrase shown while `word` is typed after `context`, at a prefix of at
+# most `typed` letters; None: none shown there.
+ShowInWord = Callable[[str, str, int], Sequence[str] | None]
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,7 @@ class PhraseTypist:
 
     predict: Predict
     show: ShowPhrase
+    show_in_word: ShowInWord | None = None
 
 
 def following_words(doc: str, start: int, n: int) -> list[str]:
@@ -92,6 +103,10 @@ class PhraseTally:
     accepted: int = 0  # words the typist accepted from phrases
     ms: list[float] = field(default_factory=list)
     typist: Tally = field(default_factory=Tally)  # the phrase-accepting typist's keystrokes
+    in_word_words: int = 0  # words typed with the in-word phrase asked for
+    in_word_shown: int = 0
+    in_word_right: int = 0  # shown and right as a whole
+    in_word_first_two: int = 0  # shown and its first two words right
 
     def boundary(self, words: Sequence[str] | None, following: Sequence[str]) -> int:
         """Count one boundary and the phrase shown there (None: none). Returns how many
@@ -107,6 +122,16 @@ class PhraseTally:
                 self.at_least[n] += 1
                 self.exact[n] += run >= n
         return run
+
+    def in_word(self, words: Sequence[str] | None, following: Sequence[str]) -> None:
+        """Count one typed word and the phrase shown while it was typed (None: none)."""
+        self.in_word_words += 1
+        if not words:
+            return
+        run = matched(words, following)
+        self.in_word_shown += 1
+        self.in_word_right += run == len(words)
+        self.in_word_first_two += run >= 2
 
     def figures(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -124,6 +149,15 @@ class PhraseTally:
         out.update({f"ksr@{k}": quality[f"ksr@{k}"] for k in KS})
         out["accepted_words"] = self.accepted
         out["latency_ms"] = summary(self.ms)
+        if self.in_word_words:
+            shown = max(self.in_word_shown, 1)
+            out["in_word"] = {
+                "words": self.in_word_words,
+                "shown": self.in_word_shown,
+                "coverage": round(self.in_word_shown / self.in_word_words, 4),
+                "precision": round(self.in_word_right / shown, 4),
+                "exact_match@2": round(self.in_word_first_two / shown, 4),
+            }
         return out
 
 
@@ -151,7 +185,13 @@ def type_document_phrases(doc: str, typist: PhraseTypist, tally: PhraseTally) ->
             ahead = run - 1
             tally.accepted += run
         else:
-            charge(keys, walk(context, word, word, len(word), typist.predict, keys), len(word))
+            ranks = walk(context, word, word, len(word), typist.predict, keys)
+            charge(keys, ranks, len(word))
+            if typist.show_in_word is not None:
+                # Typed up to the accept key (the last prefix asked), or in full.
+                typed = len(ranks) - 1 if ranks and ranks[-1] == 1 else len(word)
+                shown_in_word = typist.show_in_word(context, word, typed)
+                tally.in_word(shown_in_word, following_words(doc, start, max(EXACT_N)))
             continue
         for k in KS:  # one accept key, whatever the list's length
             keys.keystrokes[k] += 1

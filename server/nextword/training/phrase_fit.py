@@ -23,6 +23,13 @@ shown. The first-two-words precision (the share whose first two words are right,
 the word-by-word typist gains from) is reported beside it. When no threshold reaches
 the target, `threshold` is null and no phrase is shown.
 
+In a word the server shows the phrase searched with its guess of the word (at the
+first prefix whose likeliest word is at least SPECULATE_MIN likely, lsp/sessions.py),
+and the first word's probability there is given the typed prefix: scores run higher
+than at a word start for phrases no more often right. The same fit at those prefixes
+(the word being typed counts among the phrase's words) gives the in-word threshold,
+`in_word` in phrases.json, for the same precision.
+
 The target, DEFAULT_PRECISION, is explained where it is set.
 """
 
@@ -30,12 +37,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from bisect import bisect_right
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from nextword.data.documents import is_han_document, last_words, read_documents
+from nextword.engine.decider import SPECULATE_MIN
 from nextword.engine.words import WORD_RE
 from nextword.evaluation.phrases import PHRASE_WORDS, following_words, matched
 
@@ -74,23 +84,52 @@ class Scored:
         return self.matched == self.words
 
 
-def fit_threshold(
-    scored: Sequence[Scored], target: float, *, min_shown: int = MIN_SHOWN
-) -> float | None:
-    """The smallest score t with precision(t) >= `target` over at least `min_shown`
-    phrases; None when there is none."""
-    ordered = sorted(scored, key=lambda s: -s.score)
+Groups = Mapping[str, Sequence[Scored]]  # the candidates by fit file
+
+
+def fit_threshold(groups: Groups, target: float, *, min_shown: int = MIN_SHOWN) -> float | None:
+    """The smallest score t whose precision over `groups` (`mean_precision`) reaches
+    `target`, with at least `min_shown` phrases shown in all; None when there is none."""
+    # Each group's scores, highest first, and its correct phrases counted down them.
+    ranked = []
+    for group in groups.values():
+        ordered = sorted(group, key=lambda s: -s.score)
+        ranked.append(([-s.score for s in ordered], list(accumulate(s.correct for s in ordered))))
     best: float | None = None
-    right = 0
-    for i, phrase in enumerate(ordered):
-        right += phrase.correct
-        shown = i + 1
-        # A threshold keeps every phrase scoring at least it: cut only after the last tie.
-        if shown < len(ordered) and ordered[shown].score == phrase.score:
-            continue
-        if shown >= min_shown and right / shown >= target:
-            best = phrase.score
+    for t in sorted({s.score for group in groups.values() for s in group}, reverse=True):
+        shares, shown = [], 0
+        for negated, right in ranked:
+            count = bisect_right(negated, -t)  # the phrases scoring at least t
+            if not count:
+                break
+            shares.append(right[count - 1] / count)
+            shown += count
+        else:
+            if shown >= min_shown and sum(shares) / len(shares) >= target:
+                best = t
     return best
+
+
+def mean_precision(
+    groups: Groups, threshold: float, correct: Callable[[Scored], bool]
+) -> tuple[float, int] | None:
+    """(the mean over the groups of the share `correct` among their phrases scoring at
+    least `threshold`, how many those are in all); None where a group shows none.
+
+    Each kind of text weighs the same: pooled, the file with the most confident
+    phrases would set the precision for all (on the bundled model's fit, the email
+    dev split's mailing-list footers carried a pooled 0.5 while the Wikipedia and
+    State of the Union phrases shown at that threshold were right 26% and 16% of the
+    time).
+    """
+    shares, shown = [], 0
+    for group in groups.values():
+        share, count = precision(group, threshold, correct)
+        if not count:
+            return None
+        shares.append(share)
+        shown += count
+    return sum(shares) / max(len(shares), 1), shown
 
 
 def precision(
@@ -105,58 +144,105 @@ def first_two(phrase: Scored) -> bool:
     return phrase.matched >= 2
 
 
-def collect(engine: Any, files: Sequence[Path], max_words: int) -> tuple[list[Scored], int]:
-    """The candidate phrases at every word boundary of the files' last `max_words`
-    words, and the number of boundaries."""
-    scored: list[Scored] = []
-    boundaries = 0
+@dataclass
+class Collected:
+    """The candidate phrases of a fit's text, by file: at word starts, and in words."""
+
+    boundaries: dict[str, list[Scored]] = field(default_factory=dict)
+    in_word: dict[str, list[Scored]] = field(default_factory=dict)
+    positions: int = 0  # word starts (each word of the text)
+
+
+def collect(engine: Any, files: Sequence[Path], max_words: int) -> Collected:
+    """The candidate phrases at every word start of the files' last `max_words` words,
+    and in each word at the prefix the server guesses it at."""
+    found = Collected()
     for path in files:
+        at_starts = found.boundaries.setdefault(path.stem, [])
+        in_words = found.in_word.setdefault(path.stem, [])
         for doc in last_words(read_documents(path)[0], max_words):
             if is_han_document(doc):
                 continue
             decider = engine.decider()  # per-document state starts empty
             for match in WORD_RE.finditer(doc):
-                boundaries += 1
-                found = decider.phrase(doc[: match.start()], "", PHRASE_WORDS)
-                if found is None or len(found.words) < 2:
-                    continue
-                following = following_words(doc, match.start(), len(found.words))
-                scored.append(
-                    Scored(found.score, len(found.words), matched(found.words, following))
-                )
-    return scored, boundaries
+                found.positions += 1
+                context, word = doc[: match.start()], match.group()
+                following = following_words(doc, match.start(), PHRASE_WORDS)
+                at_start = decider.phrase(context, "", PHRASE_WORDS)
+                if at_start is not None and len(at_start.words) >= 2:
+                    at_starts.append(_scored(at_start, following))
+                prefix = _guessed_at(decider, context, word)
+                inside = prefix and decider.phrase(context, prefix, PHRASE_WORDS)
+                if inside and len(inside.words) >= 2:
+                    in_words.append(_scored(inside, following))
+    return found
+
+
+def _scored(found: Any, following: Sequence[str]) -> Scored:
+    return Scored(found.score, len(found.words), matched(found.words, following))
+
+
+def _guessed_at(decider: Any, context: str, word: str) -> str | None:
+    """The prefix of `word` at which the server guesses it (and searches the in-word
+    phrase): the first whose likeliest word is at least SPECULATE_MIN likely."""
+    for j in range(1, len(word) + 1):
+        guess = decider.guess(context, word[:j])
+        if guess is not None and guess.prob >= SPECULATE_MIN:
+            return word[:j]
+    return None
+
+
+def fitted(groups: Groups, positions: int, target: float) -> dict[str, Any]:
+    """The threshold for `target` over one kind of candidates (at word starts or in
+    words), what it achieved, on each file too, and the curve over CURVE."""
+    threshold = fit_threshold(groups, target)
+    out: dict[str, Any] = {"threshold": threshold}
+    if threshold is not None:
+        achieved = mean_precision(groups, threshold, lambda s: s.correct)
+        two = mean_precision(groups, threshold, first_two)
+        assert achieved is not None and two is not None
+        out["precision"] = round(achieved[0], 4)
+        out["precision_first_two"] = round(two[0], 4)
+        out["coverage"] = round(achieved[1] / max(positions, 1), 4)
+        out["shown"] = achieved[1]
+        out["by_file"] = {}
+        for name, group in groups.items():
+            share, shown = precision(group, threshold, lambda s: s.correct)
+            out["by_file"][name] = {"precision": round(share, 4), "shown": shown}
+    out["positions"] = positions
+    out["candidates"] = sum(len(group) for group in groups.values())
+    curve = {}
+    for p in CURVE:
+        t = fit_threshold(groups, p)
+        if t is not None:
+            reached = mean_precision(groups, t, lambda s: s.correct)
+            assert reached is not None
+            curve[f"{p:g}"] = {
+                "threshold": round(t, 4),
+                "precision": round(reached[0], 4),
+                "coverage": round(reached[1] / max(positions, 1), 4),
+            }
+    out["by_precision"] = curve
+    return out
 
 
 def record(
-    scored: Sequence[Scored], boundaries: int, target: float, files: Sequence[Path], max_words: int
+    found: Collected, target: float, files: Sequence[Path], max_words: int
 ) -> dict[str, Any]:
-    """What phrases.json holds: the threshold, what it achieved, and the curve."""
-    threshold = fit_threshold(scored, target)
+    """What phrases.json holds: the thresholds, what they achieved, and the curves."""
     out: dict[str, Any] = {
-        "threshold": threshold,
         "score": "mean natural log-probability per word of the phrase (Decider.phrase)",
         "correct": "every word of the phrase is the text's next word, joined by single spaces",
+        "precision_is": "the mean over the fit's files of the share correct (each weighs the same)",
         "precision_target": target,
     }
-    if threshold is not None:
-        achieved, shown = precision(scored, threshold, lambda s: s.correct)
-        out["precision"] = round(achieved, 4)
-        out["precision_first_two"] = round(precision(scored, threshold, first_two)[0], 4)
-        out["coverage"] = round(shown / max(boundaries, 1), 4)
-        out["shown"] = shown
-    out["positions"] = boundaries
-    out["candidates"] = len(scored)
-    curve = {}
-    for p in CURVE:
-        t = fit_threshold(scored, p)
-        if t is not None:
-            achieved, shown = precision(scored, t, lambda s: s.correct)
-            curve[f"{p:g}"] = {
-                "threshold": round(t, 4),
-                "precision": round(achieved, 4),
-                "coverage": round(shown / max(boundaries, 1), 4),
-            }
-    out["by_precision"] = curve
+    out.update(fitted(found.boundaries, found.positions, target))
+    inside = fitted(found.in_word, found.positions, target)
+    inside["where"] = (
+        "in a word, at the first prefix whose likeliest word is at least "
+        f"{SPECULATE_MIN} likely (the word typed counts among the phrase's words)"
+    )
+    out["in_word"] = inside
     out["max_words"] = PHRASE_WORDS
     out["max_words_per_file"] = max_words
     out["files"] = [str(f) for f in files]
@@ -208,17 +294,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--precision takes a share in (0, 1]")
     files = fit_files(parser, args)
     engine = Engine.load(args.model, warmup=False)
-    scored, boundaries = collect(engine, files, args.max_words)
-    fitted = record(scored, boundaries, args.precision, files, args.max_words)
-    (Path(args.model) / "phrases.json").write_text(json.dumps(fitted, indent=2) + "\n")
-    if fitted["threshold"] is None:
-        print(f"no threshold reaches precision {args.precision}: no phrases will be shown")
-    else:
-        print(
-            f"threshold {fitted['threshold']}: precision {fitted['precision']} "
-            f"(first two words {fitted['precision_first_two']}), coverage {fitted['coverage']} "
-            f"of {boundaries} boundaries"
-        )
+    found = collect(engine, files, args.max_words)
+    fit = record(found, args.precision, files, args.max_words)
+    (Path(args.model) / "phrases.json").write_text(json.dumps(fit, indent=2) + "\n")
+    for where, part in (("at word starts", fit), ("in words", fit["in_word"])):
+        if part["threshold"] is None:
+            print(f"{where}: no threshold reaches precision {args.precision}: no phrases shown")
+        else:
+            print(
+                f"{where}: threshold {part['threshold']}: precision {part['precision']} "
+                f"(first two words {part['precision_first_two']}), coverage "
+                f"{part['coverage']} of {found.positions} words"
+            )
     return 0
 
 
