@@ -170,3 +170,34 @@ def test_no_guess_while_the_word_is_open(default_engine: Any) -> None:
     decider.decide(context, "", 3)
     assert not decider.speculate(context, "s")  # many words start with s
     assert not decider.speculate("never decided ", "wor")  # no boundary to guess from
+
+
+@pytest.mark.parametrize(
+    ("context", "prefix"),
+    [
+        ("It was the best of times, it was the ", ""),
+        ("Let me know if you have any ", "ques"),
+        ("The United States of ", ""),
+        ("I walked into the kitchen and ", ""),
+        ("Thank you for your ", ""),
+    ],
+)
+def test_a_floor_drops_only_phrases_that_could_not_reach_it(
+    default_engine: Any, context: str, prefix: str
+) -> None:
+    """The search gives up once the phrase cannot score the floor whatever follows: it
+    returns the full search's phrase wherever that scores the floor, and never runs
+    more forwards than the full search."""
+    full = default_engine.decider()
+    whole = full.phrase(context, prefix, 4)
+    assert whole is not None
+    for floor in (whole.score - 0.01, whole.score + 0.01, -0.3, -2.0):
+        pruned = default_engine.decider()
+        found = pruned.phrase(context, prefix, 4, floor=floor)
+        if whole.score >= floor:
+            assert found == whole
+        else:
+            assert found is None or found.score < floor
+        assert pruned.stats.forwards <= full.stats.forwards
+        if whole.logprobs[0] / 4 < floor:  # ruled out by its first word: no step run
+            assert found is None and pruned.stats.forwards < full.stats.forwards

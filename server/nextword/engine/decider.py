@@ -350,12 +350,14 @@ class Decider:
         threshold = engine.in_word_phrase_threshold if prefix else engine.phrase_threshold
         if threshold is None or max_words < 2:
             return None
-        found = self.phrase(context, prefix, max_words)
+        found = self.phrase(context, prefix, max_words, floor=threshold)
         if found is None or len(found.words) < 2 or found.score < threshold:
             return None
         return found
 
-    def phrase(self, context: str, prefix: str = "", max_words: int = 4) -> Phrase | None:
+    def phrase(
+        self, context: str, prefix: str = "", max_words: int = 4, *, floor: float | None = None
+    ) -> Phrase | None:
         """The likeliest few words after `context` (the first completing `prefix`).
 
         Greedy over whole words: the best word, then the boundary decided after it (one
@@ -363,7 +365,10 @@ class Decider:
         on, up to `max_words`. It stops where the model expects no word next (a full
         stop, a comma) or where the next word is less likely than PHRASE_MIN_WORD. The
         boundaries it decides are kept, so typing through the phrase needs no model
-        call. Returns None when not even one word is offered.
+        call. Returns None when not even one word is offered, or, with `floor`, once the
+        phrase can no longer score that much: words to come add at most log 1 = 0 each,
+        so the best mean left is the sum so far over `max_words` (a search whose phrase
+        could not be shown ends a forward or two sooner).
         """
         boundary = self._advance(context)
         ranked = self._filter(boundary, prefix, 1)
@@ -373,6 +378,9 @@ class Decider:
         text = context + words[0] + " "  # `context` ends where the prefix begins
         ahead = dict(self._ahead)
         while len(words) < max_words:
+            if floor is not None and sum(logps) / max_words < floor:
+                self._ahead = ahead
+                return None  # out of reach whatever follows
             step = ahead.get(text)
             if step is None:
                 step = self._decide_boundary(text, update=False)
