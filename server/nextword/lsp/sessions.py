@@ -728,11 +728,12 @@ class Sessions:
         A search costs up to three boundary decisions (~10 ms here), and the phrases that
         clear the fitted threshold start with a likely word: a first word less likely
         than exp(threshold) needs the words after it likelier still. On 3,600 boundaries
-        of dev text (the first 1,200 words of email, wiki and sotu; the threshold was
-        fitted on their last 3,000), 42 of the 44 phrases the bundled model shows there
-        pass (the other two began at 0.354 and 0.379, under exp(-0.962) = 0.382), and 8%
-        of the boundaries do. In a word, a phrase is searched only after a speculation
-        (a word at least 0.5 likely given the prefix).
+        of dev text (the first 1,200 words of email, wiki and sotu), 42 of the 44 phrases
+        an earlier bundled model showed there passed (the other two began at 0.354 and
+        0.379, under exp(-0.962) = 0.382), and 8% of the boundaries did. A model with no
+        word-start threshold (the bundled one now) searches none here. In a word, a
+        phrase is searched only with a speculation (a word at least SPECULATE_MIN likely
+        given the prefix), against the in-word threshold.
         """
         context, decider, words = s.decided, s.decider, self.settings.phraseWords
         assert context is not None and decider is not None
