@@ -201,3 +201,15 @@ def test_a_floor_drops_only_phrases_that_could_not_reach_it(
         assert pruned.stats.forwards <= full.stats.forwards
         if whole.logprobs[0] / 4 < floor:  # ruled out by its first word: no step run
             assert found is None and pruned.stats.forwards < full.stats.forwards
+
+
+def test_a_word_typed_in_full_starts_the_phrase_it_is_guessed_as(default_engine: Any) -> None:
+    """"to" typed in full is the guess (the prefix as a whole word): the phrase the
+    server searches with that guess starts with it, not with a longer word."""
+    decider = default_engine.decider()
+    context = "I want "
+    decider.decide(context, "", 5)
+    guess = decider.guess(context, "to")
+    phrase = decider.phrase(context, "to", 4)
+    assert guess is not None and guess.text == "to"
+    assert phrase is not None and phrase.words[0] == "to" and len(phrase.words) >= 2

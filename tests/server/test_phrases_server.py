@@ -7,14 +7,17 @@ otherwise. Typing that leaves the phrase drops it; typing through it reaches
 boundaries the model saw ahead (no forward). While a word is typed, a likely word's
 next boundary is decided before its space (a speculation).
 
-The bundled model's fitted threshold shows phrases rarely; these sessions serve a copy
-of it whose threshold (-10) lets nearly any phrase of two words or more through.
+The bundled model's fitted thresholds show phrases rarely, and in words only (none
+reaches the precision at word starts); these sessions serve a copy of it whose
+threshold (-10, at word starts and in words) lets nearly any phrase of two words or
+more through, and one as the bundled model's is: none at word starts, -10 in words.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -115,6 +118,27 @@ async def test_ghost_text_is_a_phrase_and_typing_through_it_needs_no_model(
         rest = text_of(await ghost(client, doc))
         assert rest.startswith(" ".join(words[1:])) or rest == " ".join(words[1:]), (phrase, rest)
         assert after["phrasesShown"] >= 3 and after["phraseSearches"] >= 1
+
+
+async def test_phrases_in_words_only_come_with_the_guess_of_the_word(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """As the bundled model's thresholds have it: at the word start the ghost text is
+    one word; once the word is guessed ("k": know), the phrase it starts."""
+    in_words = phrase_model(tmp_path_factory.mktemp("in-words"))
+    fit = {"threshold": None, "in_word": {"threshold": -10.0}}
+    (in_words / "phrases.json").write_text(json.dumps(fit), encoding="utf-8")
+    async with session(in_words) as client:
+        doc = open_doc(client, URI, "Please let me ")
+        await complete(client, doc)
+        word = await ghost(client, doc)
+        assert word is None or " " not in text_of(word)
+        assert (await stats(client))["overall"]["phraseSearches"] == 0
+        await type_keys(client, doc, "k")
+        await _after_speculation(client)
+        words = text_of(await ghost(client, doc)).split(" ")
+        assert len(words) >= 2 and words[0].startswith("k"), words
+        assert (await stats(client))["overall"]["phraseSearches"] == 1
 
 
 async def test_typing_that_leaves_the_phrase_cancels_it(model: Path) -> None:

@@ -371,7 +371,9 @@ class Decider:
         could not be shown ends a forward or two sooner).
         """
         boundary = self._advance(context)
-        ranked = self._filter(boundary, prefix, 1)
+        # The first word as `guess` has it: the prefix typed in full counts as a word
+        # ("worst" in "it was the worst"), so the phrase a guess starts is searched.
+        ranked = self._filter(boundary, prefix, 1, typed=bool(prefix))
         if not ranked:
             return None
         words, logps = [ranked[0].text], [math.log(max(ranked[0].prob, 1e-12))]
