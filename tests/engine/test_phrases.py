@@ -204,7 +204,7 @@ def test_a_floor_drops_only_phrases_that_could_not_reach_it(
 
 
 def test_a_word_typed_in_full_starts_the_phrase_it_is_guessed_as(default_engine: Any) -> None:
-    """"to" typed in full is the guess (the prefix as a whole word): the phrase the
+    """ "to" typed in full is the guess (the prefix as a whole word): the phrase the
     server searches with that guess starts with it, not with a longer word."""
     decider = default_engine.decider()
     context = "I want "
