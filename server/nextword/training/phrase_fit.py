@@ -6,7 +6,7 @@
 writes `phrases.json` into the model directory (default: the bundled model), which the
 engine reads (`Engine.phrase_threshold`, `Decider.shown_phrase`). The scores are the
 model's own: after exporting a new model, fit it again with
-`python -m nextword.training.phrase_fit --model DIR` (about two minutes here).
+`python -m nextword.training.phrase_fit --model DIR` (about three minutes here).
 
 At each word boundary of the last `--max-words` words of each dev file (email, wiki,
 sotu; `data.documents.last_words`, so `nextword eval --max-words`, which reads from a
@@ -17,8 +17,9 @@ does (Chen et al., KDD 2019). Phrases of two words or more are the candidates to
 of its words is the text's next word, the words joined by single spaces
 (`evaluation.phrases.following_words`): exactly what Tab on the whole ghost text would
 insert. Precision at a threshold t is the share of correct candidates among those
-scoring at least t; the threshold fitted is the smallest whose precision reaches the
-target (so coverage is the largest that keeps it), with at least MIN_SHOWN phrases
+scoring at least t, file by file, averaged over the files (`mean_precision`: each kind
+of text weighs the same); the threshold fitted is the smallest whose precision reaches
+the target (so coverage is the largest that keeps it), with at least MIN_SHOWN phrases
 shown. The first-two-words precision (the share whose first two words are right, what
 the word-by-word typist gains from) is reported beside it. When no threshold reaches
 the target, `threshold` is null and no phrase is shown.
