@@ -16,9 +16,15 @@ from typing import Any
 import numpy as np
 
 from nextword.data.textfiles import check_text_file
-from nextword.engine import REFINED_LETTERS, SPECULATE_MIN
+from nextword.engine import REFINED_LETTERS
 from nextword.errors import CommandError
-from nextword.evaluation.phrases import EXACT_N, PHRASE_WORDS, PhraseTypist, measure_phrases
+from nextword.evaluation.phrases import (
+    EXACT_N,
+    PHRASE_WORDS,
+    PhraseTypist,
+    guessed_at,
+    measure_phrases,
+)
 from nextword.evaluation.typist import KS, Predict, Suggest, TypoRun, evaluate_file
 
 # Where `nextword prepare-corpus` keeps what it fetched (codespell's wheel among them).
@@ -238,14 +244,9 @@ def _phrase_typist(engine: Any, *, correct: bool) -> Callable[[], PhraseTypist]:
             return None if phrase is None else phrase.words
 
         def show_in_word(context: str, word: str, typed: int) -> tuple[str, ...] | None:
-            # As the server does (lsp/sessions.py): the phrase is searched with the one
-            # guess of the word, at the first prefix whose guess is likely enough.
-            for j in range(1, min(typed, len(word)) + 1):
-                guess = decider.guess(context, word[:j])
-                if guess is not None and guess.prob >= SPECULATE_MIN:
-                    phrase = decider.shown_phrase(context, word[:j], PHRASE_WORDS)
-                    return None if phrase is None else phrase.words
-            return None
+            prefix = guessed_at(decider, context, word, typed)
+            phrase = prefix and decider.shown_phrase(context, prefix, PHRASE_WORDS)
+            return phrase.words if phrase else None
 
         return PhraseTypist(_Predict(decider, correct), show, show_in_word)
 

@@ -11,7 +11,7 @@ training and evaluation layers may reach into the modules themselves.
 
 import nextword.engine.personal as personal
 from nextword.engine.components import Candidate
-from nextword.engine.decider import SPECULATE_MIN, Decider, Phrase
+from nextword.engine.decider import Decider, Phrase
 from nextword.engine.engine import Engine
 from nextword.engine.loader import DEFAULT_MODEL, ModelError, resolve
 from nextword.engine.personal import PersonalStore
@@ -27,7 +27,6 @@ __all__ = [
     "ModelError",
     "PersonalStore",
     "REFINED_LETTERS",
-    "SPECULATE_MIN",
     "Phrase",
     "Router",
     "RoutingDecider",

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nextword.data.documents import is_han_document
+from nextword.engine.decider import SPECULATE_MIN
 from nextword.engine.words import WORD_RE
 from nextword.evaluation.typist import KS, Predict, Tally, charge, progress_bar, walk
 from nextword.evaluation.typist import type_document_cjk as type_chinese
@@ -79,6 +80,18 @@ def following_words(doc: str, start: int, n: int) -> list[str]:
             break
         pos += 1
     return out
+
+
+def guessed_at(decider: Any, context: str, word: str, typed: int | None = None) -> str | None:
+    """The prefix of `word` (of at most `typed` letters) at which the server guesses it
+    and searches the phrase the guess starts (lsp/sessions.py): the first whose
+    likeliest word (`guess`: a completion, or the prefix as a whole word) is at least
+    SPECULATE_MIN likely; None when none is."""
+    for j in range(1, min(len(word) if typed is None else typed, len(word)) + 1):
+        guess = decider.guess(context, word[:j])
+        if guess is not None and guess.prob >= SPECULATE_MIN:
+            return word[:j]
+    return None
 
 
 def matched(words: Sequence[str], following: Sequence[str]) -> int:

@@ -48,7 +48,7 @@ from typing import Any
 from nextword.data.documents import is_han_document, last_words, read_documents
 from nextword.engine.decider import SPECULATE_MIN
 from nextword.engine.words import WORD_RE
-from nextword.evaluation.phrases import PHRASE_WORDS, following_words, matched
+from nextword.evaluation.phrases import PHRASE_WORDS, following_words, guessed_at, matched
 
 # Half the phrases shown right as a whole. In keys a wrong phrase costs little: blind
 # Tab on whole phrases pays when P (c L - 1) > (1 - P)(L + 1) (a right phrase of L words
@@ -176,7 +176,7 @@ def collect(engine: Any, files: Sequence[Path], max_words: int) -> Collected:
                 at_start = decider.phrase(context, "", PHRASE_WORDS)
                 if at_start is not None and len(at_start.words) >= 2:
                     at_starts.append(_scored(at_start, following))
-                prefix = _guessed_at(decider, context, word)
+                prefix = guessed_at(decider, context, word)
                 inside = prefix and decider.phrase(context, prefix, PHRASE_WORDS)
                 if inside and len(inside.words) >= 2:
                     in_words.append(_scored(inside, following))
@@ -185,16 +185,6 @@ def collect(engine: Any, files: Sequence[Path], max_words: int) -> Collected:
 
 def _scored(found: Any, following: Sequence[str]) -> Scored:
     return Scored(found.score, len(found.words), matched(found.words, following))
-
-
-def _guessed_at(decider: Any, context: str, word: str) -> str | None:
-    """The prefix of `word` at which the server guesses it (and searches the in-word
-    phrase): the first whose likeliest word is at least SPECULATE_MIN likely."""
-    for j in range(1, len(word) + 1):
-        guess = decider.guess(context, word[:j])
-        if guess is not None and guess.prob >= SPECULATE_MIN:
-            return word[:j]
-    return None
 
 
 def fitted(groups: Groups, positions: int, target: float) -> dict[str, Any]:
