@@ -64,6 +64,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="skip torch.compile (its 30-40 s of start-up outweigh it on a short run)",
     )
     parser.add_argument(
+        "--precision",
+        choices=("auto", "fp32", "bf16"),
+        default="auto",
+        help="the torch backend's arithmetic: bf16 autocast (master weights fp32) on CUDA "
+        "and on a CPU with AVX-512 BF16 by default, else fp32",
+    )
+    parser.add_argument(
         "--mix",
         help=f"source shares: one of {', '.join(['sqrt', *MIXES])}, or source=share,... "
         f"(default: the run's own, else {DEFAULT_MIX} for the default sources, else sqrt)",
@@ -115,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
             dropout=args.dropout,
             backend=args.backend,
             compile=args.compile,
+            precision=args.precision,
         )
         train_model(config, shape, tokens)
     if args.export:

