@@ -9,7 +9,7 @@ from nextword.training.mixes import default_mix, mix_shares, mix_weights
 
 
 def test_each_language_has_its_default_mix() -> None:
-    assert default_mix(["email", "wiki"]) == "everyday70"
+    assert default_mix(["chat", "email", "wiki"]) == "chat25"
     assert default_mix(["peoples_daily", "hsk"]) == "zh-hsk10"
     assert default_mix(["peoples_daily", "fortunes_zh"]) == "sqrt"
 
