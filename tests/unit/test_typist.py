@@ -6,6 +6,8 @@ tests/engine/test_eval.py.
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -338,3 +340,32 @@ def test_the_table_prints_both_parts_of_a_mixed_file(tmp_path: Path, capsys):
     predictors = {"fake": lambda: oracle("the cat sat")}
     _print_table([evaluate_file(path, predictors, max_words=None, progress=False)], [1], "cpu")
     assert "spans" not in capsys.readouterr().out
+
+
+def test_progress_counts_the_words_of_one_long_document(tmp_path: Path, capsys):
+    """One document of 40 words moves the bar word by word, not 0/1 until its end."""
+    path = tmp_path / "long.txt"
+    path.write_text(" ".join(f"w{i}" for i in range(40)) + "\n", encoding="utf-8")
+    asked: list[str] = []
+
+    def slow_at_the_sixth_word(context: str, prefix: str, k: int) -> list[str]:
+        if prefix == "":
+            asked.append(context)
+            if len(asked) == 6:
+                time.sleep(0.3)  # past tqdm's refresh interval: the next tick prints
+        return []
+
+    evaluate_file(path, {"slow": lambda: slow_at_the_sixth_word}, max_words=None, progress=True)
+    err = capsys.readouterr().err
+    assert "long.txt [slow]" in err
+    # While the document was being typed: a count between none and all of its words.
+    assert re.search(r" ([1-9]|[1-3][0-9])/40 ", err), err
+    assert "40/40 " in err and "word" in err and "1/1 " not in err
+
+
+def test_progress_counts_han_characters_in_chinese_text(tmp_path: Path, capsys):
+    path = tmp_path / "zh.txt"
+    path.write_text("今天很好。\n\f\n我们走吧。\n", encoding="utf-8")
+    evaluate_file(path, {"fake": lambda: lambda c, p, k: []}, max_words=None, progress=True)
+    err = capsys.readouterr().err
+    assert "8/8 " in err and "char" in err

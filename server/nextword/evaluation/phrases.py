@@ -40,8 +40,8 @@ from typing import Any
 
 from nextword.data.documents import is_han_document
 from nextword.engine.decider import SPECULATE_MIN
-from nextword.engine.words import WORD_RE
-from nextword.evaluation.typist import KS, Predict, Tally, charge, progress_bar, walk
+from nextword.engine.words import WORD_RE, is_han
+from nextword.evaluation.typist import KS, Predict, Tally, Tick, charge, progress_bar, walk
 from nextword.evaluation.typist import type_document_cjk as type_chinese
 from nextword.percentiles import summary
 
@@ -174,8 +174,11 @@ class PhraseTally:
         return out
 
 
-def type_document_phrases(doc: str, typist: PhraseTypist, tally: PhraseTally) -> None:
-    """Type one document as the phrase-accepting typist; add its costs to `tally`."""
+def type_document_phrases(
+    doc: str, typist: PhraseTypist, tally: PhraseTally, *, tick: Tick | None = None
+) -> None:
+    """Type one document as the phrase-accepting typist; add its costs to `tally`, and
+    `tick` after each word."""
     keys = tally.typist
     keys.chars += len(doc)
     keys.word_docs += 1
@@ -186,6 +189,8 @@ def type_document_phrases(doc: str, typist: PhraseTypist, tally: PhraseTally) ->
         context = doc[:start]
         word_chars += len(word)
         keys.words += 1
+        if tick is not None:
+            tick()
         began = time.perf_counter()
         shown = typist.show(context)
         tally.ms.append((time.perf_counter() - began) * 1000)
@@ -224,13 +229,17 @@ def measure_phrases(
     the phrase typist's KSR covers the same text as the word-only KSR.
     """
     tally = PhraseTally()
-    bar = progress_bar(len(docs), f"{name} [phrases]", progress)
-    for doc in docs:
+    chinese = [is_han_document(doc) for doc in docs]
+    words = sum(
+        sum(map(is_han, doc)) if han else sum(1 for _ in WORD_RE.finditer(doc))
+        for doc, han in zip(docs, chinese, strict=True)
+    )
+    bar = progress_bar(words, f"{name} [phrases]", progress)
+    for doc, han in zip(docs, chinese, strict=True):
         typist = make()
-        if is_han_document(doc):
-            type_chinese(doc, typist.predict, tally.typist)
+        if han:
+            type_chinese(doc, typist.predict, tally.typist, tick=bar.update)
         else:
-            type_document_phrases(doc, typist, tally)
-        bar.update(1)
+            type_document_phrases(doc, typist, tally, tick=bar.update)
     bar.close()
     return tally.figures()

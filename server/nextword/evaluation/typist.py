@@ -49,6 +49,9 @@ from nextword.percentiles import summary
 KS = (1, 3, 5)
 MAX_K = max(KS)
 Predict = Callable[[str, str, int], list[str]]
+# Told once per word typed (per Han position in Chinese text): the progress bar moves
+# within a document, so one long file does not sit at "0/1" until its end.
+Tick = Callable[[], object]
 
 
 @runtime_checkable
@@ -222,8 +225,10 @@ def type_document(
     *,
     start: int = 0,
     end: int | None = None,
+    tick: Tick | None = None,
 ) -> None:
-    """Simulate typing one document (or its span `doc[start:end]`); add its costs to `tally`.
+    """Simulate typing one document (or its span `doc[start:end]`); add its costs to `tally`,
+    and `tick` after each word.
 
     A word in `typos` (by its start) is typed in its corrupted spelling, letter by letter
     and once more when complete, and its intended word is the one to accept (`_type_typo`).
@@ -246,6 +251,8 @@ def type_document(
             _type_typo(context, typo, predict, tally)
         else:
             charge(tally, walk(context, word, word, len(word), predict, tally), len(word))
+        if tick is not None:
+            tick()
     # Separators (everything that is not a word character) are always typed.
     separators = end - start - word_chars
     for k in KS:
@@ -317,10 +324,16 @@ def _type_typo(context: str, typo: Typo, predict: Predict, tally: Tally) -> None
 
 
 def type_document_cjk(
-    doc: str, predict: Predict, tally: Tally, *, start: int = 0, end: int | None = None
+    doc: str,
+    predict: Predict,
+    tally: Tally,
+    *,
+    start: int = 0,
+    end: int | None = None,
+    tick: Tick | None = None,
 ) -> None:
     """Simulate typing one Chinese document (or its span `doc[start:end]`); add its costs
-    to `tally`.
+    to `tally`, and `tick` after each Han position.
 
     At every Han character `doc[i]` the engine is asked once for continuations of `doc[:i]`
     (with no typed prefix; the whole document before it, for a span too). The context
@@ -354,6 +367,8 @@ def type_document_cjk(
         firsts = list(dict.fromkeys(c[0] for c in candidates))
         tally.nextchar_top1 += firsts[:1] == [char]
         tally.nextchar_top3 += char in firsts[:3]
+        if tick is not None:
+            tick()
     for k in KS:
         keystrokes = ranked = 0
         i = start
@@ -468,7 +483,8 @@ def _type_all(
 ) -> Parts:
     """One predictor over the documents (with their typos, if given), span by span."""
     parts = Parts()
-    bar = progress_bar(len(docs), label, progress)
+    words, han = typed_units(docs)
+    bar = progress_bar(words + han, label, progress, unit="word" if words else "char")
     for i, doc in enumerate(docs):
         typos = corrupted[i].typos if corrupted else ()
         # A fresh predictor per document: per-document state starts empty. Both kinds of
@@ -481,12 +497,27 @@ def _type_all(
                     next(iter(made.values())) if shared else (cjk_make if chinese else make)()
                 )
             if chinese:
-                type_document_cjk(doc, made[True], parts.chinese, start=start, end=end)
+                type_document_cjk(
+                    doc, made[True], parts.chinese, start=start, end=end, tick=bar.update
+                )
             else:
-                type_document(doc, made[False], parts.word, typos, start=start, end=end)
-        bar.update(1)
+                type_document(
+                    doc, made[False], parts.word, typos, start=start, end=end, tick=bar.update
+                )
     bar.close()
     return parts
+
+
+def typed_units(docs: list[str]) -> tuple[int, int]:
+    """(words, Han positions) that `_type_all` types in `docs`: what its `words` counts."""
+    words = han = 0
+    for doc in docs:
+        for start, end, chinese in chinese_spans(doc):
+            if chinese:
+                han += sum(is_han(char) for char in doc[start:end])
+            else:
+                words += sum(1 for _ in WORD_RE.finditer(doc, start, end))
+    return words, han
 
 
 def _type_typos(
@@ -531,7 +562,8 @@ def speller_rates(typos: Sequence[Typo], suggest: Suggest) -> dict[str, float]:
     return {f"correction@{k}": round(hits[k] / n, 4) for k in KS}
 
 
-def progress_bar(total: int, desc: str, enabled: bool) -> Any:
+def progress_bar(total: int, desc: str, enabled: bool, *, unit: str = "word") -> Any:
+    """A bar on stderr over `total` words (or Han characters, `unit="char"`) to type."""
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=desc, unit="doc", disable=not enabled, file=sys.stderr)
+    return tqdm(total=total, desc=desc, unit=unit, disable=not enabled, file=sys.stderr)
