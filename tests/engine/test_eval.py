@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 from pathlib import Path
 
 from helpers import FIXTURES, nextword
+from nextword.data.corpus import SOURCES
 from nextword.data.documents import chinese_spans, read_documents
 from nextword.engine.words import WORD_RE, is_han
 
@@ -141,3 +144,46 @@ def test_eval_types_a_mixed_document_span_by_span():
         assert "nextchar_top1" not in word and 0 <= chinese["nextchar_top3"] <= 1
     # Each part is served by a model of its script (the router): both offer something.
     assert out["parts"]["word"]["top3"] > 0 and out["parts"]["chinese"]["nextchar_top3"] > 0
+
+
+def english_corpus(tmp_path: Path) -> Path:
+    """What the default `nextword prepare-corpus` leaves: the fixture corpus less its
+    Chinese sources, at ./data/corpus of `tmp_path`."""
+    corpus = tmp_path / "data" / "corpus"
+    shutil.copytree(FIXTURES / "figures-corpus", corpus)
+    for split in ("train", "dev"):
+        for source in SOURCES:
+            if source.lang == "zh":
+                (corpus / split / f"{source.id}.txt").unlink(missing_ok=True)
+    return corpus
+
+
+def test_english_baselines_need_no_chinese_corpus(tmp_path: Path):
+    """Issue 36: after the default prepare-corpus (English), both baselines run on an
+    English file; a Chinese file names the command that prepares its baselines' text."""
+    english_corpus(tmp_path)
+    email = FIXTURES / "figures-corpus" / "dev" / "email.txt"
+    args = ("--baseline", "unigram,presage", "--json", "--no-progress")
+    done = nextword("eval", str(email), *args, cwd=tmp_path)
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(out["baselines"]) == {"unigram", "presage"}
+    assert out["baselines"]["presage"]["ksr@3"] > 0
+
+    news = FIXTURES / "figures-corpus" / "dev" / "peoples_daily.txt"
+    done = nextword("eval", str(news), *args, cwd=tmp_path, check=False)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "data/corpus/train/peoples_daily.txt" in done.stderr
+    assert "run `nextword prepare-corpus --lang zh` or pass --train FILE..." in done.stderr
+
+
+def test_eval_progress_counts_words_for_every_engine(tiny_model: Path):
+    """Issue 32: the bar of each engine, Presage's included, counts the file's words."""
+    path = FIXTURES / "eval" / "prose.txt"
+    result = nextword(
+        "eval", str(path), "--model", str(tiny_model), "--json", "--baseline", "unigram,presage",
+        "--train", str(FIXTURES / "corpus-tiny" / "train" / "tiny.txt"),
+    )  # fmt: skip
+    words = json.loads(result.stdout.strip().splitlines()[-1])["words"]
+    for engine in ("nextword", "unigram", "presage"):
+        bar = re.findall(rf"prose\.txt \[{engine}\]:[^\r\n]*", result.stderr)
+        assert bar and f"{words}/{words} " in bar[-1] and "word/s" in bar[-1], result.stderr

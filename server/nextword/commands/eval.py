@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from nextword.data.documents import chinese_spans, read_documents
 from nextword.data.textfiles import check_text_file
 from nextword.engine import REFINED_LETTERS
 from nextword.errors import CommandError
@@ -44,8 +45,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="",
         help="comma list of: unigram, presage (on Chinese text, their character-level "
         "versions: the most frequent Han characters, Presage's character trigram). Both are "
-        "built from the model's training text: run `nextword prepare-corpus` first (it "
-        "fetches about 570 MB of packages). The first presage run builds its trigram "
+        "built from the training text of the model they stand beside: run `nextword "
+        "prepare-corpus` first for English (it fetches about 570 MB of packages), `nextword "
+        "prepare-corpus --lang zh` for Chinese. The first presage run builds its trigram "
         "database (about 340 MB, 3-4 minutes, cached in ~/.cache/nextword/presage)",
     )
     parser.add_argument(
@@ -162,15 +164,21 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     wanted = [b for b in args.baseline.split(",") if b]
     if wanted:
-        if args.corpus is None:
-            from nextword.data.corpus import default_corpus
+        from nextword.data.corpus import default_corpus
 
-            args.corpus = default_corpus()
+        corpus = args.corpus or default_corpus()
         # Each baseline learns from the text its nextword counterpart learned from: the
-        # word baselines from the main model's, the character ones from the Chinese model's.
-        word_files = args.train or _training_files(engine.engines["en"], args.corpus)
-        zh = engine.engines.get("zh")
-        char_files = args.train or (_training_files(zh, args.corpus) if zh else word_files)
+        # word baselines from the main model's, the character ones from the Chinese model's
+        # (the main one's without it). Each is looked up only if the files have text of its
+        # kind, so English files need no Chinese corpus, and the reverse.
+        kinds = _span_kinds(args.files, args.max_words, args.doc_words)
+        main_engine = engine.engines["en"]
+        zh_engine = engine.engines.get("zh") or main_engine
+        word_files, char_files = args.train or [], args.train or []
+        if not args.train and "word" in kinds:
+            word_files = _training_files(main_engine, corpus)
+        if not args.train and "chinese" in kinds:
+            char_files = _training_files(zh_engine, corpus)
         english, chinese = _baselines(wanted, word_files, char_files, notes)
         predictors.update(english)
         cjk_predictors.update(chinese)
@@ -253,20 +261,34 @@ def _phrase_typist(engine: Any, *, correct: bool) -> Callable[[], PhraseTypist]:
     return make
 
 
+def _span_kinds(files: list[Path], max_words: int | None, doc_words: int | None) -> set[str]:
+    """The kinds of span the typist will type in these files, as the results' `parts`
+    name them: "word" and "chinese"; each kind asks for baselines of its own."""
+    kinds: set[str] = set()
+    for path in files:
+        docs, _ = read_documents(path, max_words, doc_words)
+        kinds |= {"chinese" if zh else "word" for doc in docs for _, _, zh in chinese_spans(doc)}
+    return kinds
+
+
 def _training_files(engine: Any, corpus: Path) -> list[Path]:
+    """The engine's training sources in the prepared corpus; a missing one is named with
+    the command that prepares it."""
+    from nextword.commands.prepare_corpus import command_for
 
     info = engine.loaded.path / "training.json"
     if not info.exists():
         raise CommandError("give the baselines' training text with --train FILE...")
     sources = json.loads(info.read_text())["sources"]
-    files = [corpus / "train" / f"{s}.txt" for s in sources]
-    missing = [str(f) for f in files if not f.exists()]
+    missing = [s for s in sources if not (corpus / "train" / f"{s}.txt").exists()]
     if missing:
+        command = command_for(missing, corpus)
+        fix = f"run `{' '.join(command)}`" if command else "prepare it"
         raise CommandError(
-            f"baseline training text missing ({missing[0]}): run `nextword prepare-corpus` "
-            "or pass --train FILE..."
+            f"baseline training text missing ({corpus / 'train' / missing[0]}.txt): "
+            f"{fix} or pass --train FILE..."
         )
-    return files
+    return [corpus / "train" / f"{s}.txt" for s in sources]
 
 
 def _typo_run(rate: float, seed: int, notes: list[str], stack: ExitStack) -> TypoRun:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 from nextword.data.corpus import (
@@ -20,10 +21,12 @@ from nextword.data.corpus import (
 )
 from nextword.errors import CommandError
 
+DEFAULT_OUT = Path("data/corpus")
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--out", type=Path, default=Path("data/corpus"), help="output folder (default: data/corpus)"
+        "--out", type=Path, default=DEFAULT_OUT, help="output folder (default: data/corpus)"
     )
     parser.add_argument(
         "--cache",
@@ -52,6 +55,21 @@ def select_sources(names: str, lang: str) -> list[Source]:
             raise CommandError(f"unknown source(s) {', '.join(unknown)}; known: {', '.join(known)}")
         return [known[n] for n in wanted]
     return [s for s in SOURCES if lang == "all" or s.lang == lang]
+
+
+def command_for(ids: Iterable[str], out: Path) -> list[str] | None:
+    """The `nextword prepare-corpus` arguments that write these sources into `out`, by
+    their languages (`--lang zh` for People's Daily); None if one is no source of ours."""
+    wanted = set(ids)
+    if not wanted <= {s.id for s in SOURCES}:
+        return None
+    langs = {s.lang for s in SOURCES if s.id in wanted}
+    args = ["nextword", "prepare-corpus"]
+    if langs - {"en"}:  # en alone is the default
+        args += ["--lang", langs.pop() if len(langs) == 1 else "all"]
+    if out != DEFAULT_OUT:
+        args += ["--out", str(out)]
+    return args
 
 
 def run(args: argparse.Namespace) -> int:
