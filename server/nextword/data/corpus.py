@@ -19,7 +19,6 @@ import html
 import json
 import os
 import re
-import subprocess
 import sys
 import sysconfig
 import tarfile
@@ -33,7 +32,6 @@ from pathlib import Path
 from nextword.data.fetch import fetch_deb, fetch_npm, fetch_pypi, run_client
 from nextword.data.mailclean import clean_message
 from nextword.engine.words import display_width, is_wide
-from nextword.errors import CommandError
 
 DOC_SEPARATOR = "\n\f\n"
 SPLITS = ("train", "dev", "test")

@@ -6,7 +6,8 @@
 
 Loading reads the model (loader.py), its word tables (lexicon.py, ngram.py, then
 wordtables.py picks the language's) and the fitted mixture (weights.py). The decider
-(decider.py) does the work per document.
+(decider.py) does the work per document: the engine hands each one the parts it
+reads (the model, the tables, the token vocabulary, the weights), never itself.
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ import time
 import zipfile
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from nextword.blas import set_inference_threads
 from nextword.engine.corrections import ErrorModel
@@ -31,11 +30,10 @@ from nextword.engine.loader import (
     load,
     release_cached_buffers,
 )
-from nextword.engine.ngram import NGram
+from nextword.engine.genres import load_ngram
 from nextword.engine.personal import PersonalStore
-from nextword.engine.refine import TokenGroups
+from nextword.engine.vocabulary import Vocabulary
 from nextword.engine.weights import Mixture
-from nextword.engine.words import is_word
 from nextword.engine.wordtables import WordTables
 
 
@@ -48,13 +46,7 @@ class Engine:
         self.lexicon = tables.lexicon
         # The fitted weights every decider mixes with unless it is handed others.
         self.mixture = mixture
-        space = loaded.tokenizer.encode(" ", add_special_tokens=False).ids
-        self.space_token: int | None = space[0] if len(space) == 1 else None
-        self._token_texts: list[str] | None = None
-        self._texts_array = np.array([], dtype=str)
-        self._by_text: dict[str, int] = {}
-        self._space_led: np.ndarray | None = None
-        self._groups: dict[str, TokenGroups] = {}
+        self.vocabulary = Vocabulary(loaded.tokenizer, tables.lexicon, refines=tables.refines)
         self.load_seconds = 0.0
         # The least score (mean log-probability per word) of a phrase worth showing,
         # fitted on dev text for a precision (training/phrase_fit.py); None: no phrases.
@@ -79,16 +71,17 @@ class Engine:
         # The words corrections may offer beyond the lexicon: the same way.
         spelling = loaded.path / "spelling.txt"
         spelling = spelling if spelling.exists() else MODELS_DIR / "spelling.txt"
+        mixture = Mixture.read(loaded.path / "mixture.json")
         try:
             lexicon, arrays = load_lexicon(loaded.path, loaded.tokenizer, DEFAULT_MODEL)
-            ngram = NGram(arrays, lexicon.unigram) if "bi_keys" in arrays else None
+            ngram = load_ngram(arrays, lexicon.unigram, mixture.genre_evidence_words)
             tables = WordTables.load(lexicon, ngram, ErrorModel.read(errors), arrays, spelling)
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
             raise ModelError(
                 f"the word tables (lexicon.txt, lexicon.npz) of {loaded.path} are unreadable "
                 f"({type(err).__name__}); re-export the model or delete both files"
             ) from None
-        engine = cls(loaded, tables, Mixture.read(loaded.path / "mixture.json"))
+        engine = cls(loaded, tables, mixture)
         thresholds = read_phrase_thresholds(loaded.path / "phrases.json")
         engine.phrase_threshold, engine.in_word_phrase_threshold = thresholds
         if warmup:
@@ -109,13 +102,16 @@ class Engine:
     ) -> Decider:
         """A decider for one document; `mixture` replaces the fitted weights (fits)."""
         return Decider(
-            self,
+            self.loaded,
+            self.tables,
+            self.vocabulary,
+            mixture=mixture or self.mixture,
+            phrase_thresholds=(self.phrase_threshold, self.in_word_phrase_threshold),
             window_tokens=window_tokens,
             temperature=temperature,
             top_k=top_k,
             seed=seed,
             store=store,
-            mixture=mixture,
         )
 
     def warmup(self) -> None:
@@ -126,56 +122,6 @@ class Engine:
         decider.decide(text + "Then ", "")
         decider.refine(text + "Then ")
         decider.decide(text + "Then it ", "x")
-
-    def token_texts(self) -> list[str]:
-        """Each token's text, for the token search (computed on first use)."""
-        if self._token_texts is None:
-            tok = self.loaded.tokenizer
-            self._token_texts = [tok.decode([i]) for i in range(tok.get_vocab_size())]
-            self._texts_array = np.array(self._token_texts, dtype=str)
-            self._by_text = {t: i for i, t in enumerate(self._token_texts)}
-        return self._token_texts
-
-    def token_groups(self, lead: str) -> TokenGroups | None:
-        """The lexicon's words by first token after `lead` (" " or ""), for refining a
-        decision (refine.py); None where the tables do not refine (Chinese, whose
-        characters are their own tokens) or lack the second-token maps."""
-        first, cond, second, pair = self.lexicon.token_maps(lead)
-        if not self.tables.refines or second is None or pair is None:
-            return None
-        if lead not in self._groups:
-            self._groups[lead] = TokenGroups.build(first, cond, second, pair, self.token_texts())
-        return self._groups[lead]
-
-    def space_led(self) -> np.ndarray:
-        """Which tokens begin with a space (computed on first use)."""
-        if self._space_led is None:
-            self.token_texts()
-            self._space_led = np.char.startswith(self._texts_array, " ")
-        return self._space_led
-
-    def consistent_tokens(self, word: str, target: str, lead: str) -> list[int]:
-        """Tokens that extend `word` (which starts with `lead`) along `target`.
-
-        A token qualifies when word + token is a prefix of the target, or the target is
-        a prefix of word + token, and the result stays one word after the lead.
-        """
-        texts = self.token_texts()
-        remaining = target[len(word) :]
-        # Tokens that contain all that remains to type, and maybe more.
-        longer = np.flatnonzero(np.char.startswith(self._texts_array, remaining))
-        # Tokens that cover only part of it.
-        shorter = [
-            self._by_text[remaining[:n]]
-            for n in range(1, len(remaining))
-            if remaining[:n] in self._by_text
-        ]
-        out = []
-        for token in [*longer.tolist(), *shorter]:
-            rest = (word + texts[token])[len(lead) :]
-            if rest and is_word(rest):
-                out.append(int(token))
-        return out
 
     def describe(self) -> dict[str, Any]:
         return {

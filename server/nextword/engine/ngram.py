@@ -55,6 +55,27 @@ class NGram:
         out[self._a[f"{name}_next"][lo:hi]] += (self._a[f"{name}_count"][lo:hi] - DISCOUNT) / total
         return out
 
+    def _apply_one(self, name: str, key: int, w: int, lower: float) -> float:
+        """`_apply` for the one word `w`: a row's next ids are sorted."""
+        keys = self._a[f"{name}_keys"]
+        row = int(np.searchsorted(keys, key))
+        if row == len(keys) or keys[row] != key:
+            return lower
+        lo, hi = self._a[f"{name}_ptr"][row], self._a[f"{name}_ptr"][row + 1]
+        total = float(self._a[f"{name}_total"][row])
+        p = lower * DISCOUNT * float(self._a[f"{name}_types"][row]) / total
+        nxt = self._a[f"{name}_next"][lo:hi]
+        at = int(np.searchsorted(nxt, w))
+        if at < len(nxt) and nxt[at] == w:
+            p += (float(self._a[f"{name}_count"][lo + at]) - DISCOUNT) / total
+        return p
+
+    def prob(self, u: int, v: int, w: int) -> float:
+        """P(w | u v) for one word, unnormalised (pruned n-grams leave the tables a
+        little under 1): what the genres are scored by (genres.py)."""
+        p = self._apply_one("bi", v, w, float(self._unigram[w]))
+        return self._apply_one("tri", u * self._base + v, w, p)
+
     def distribution(self, u: int, v: int) -> np.ndarray:
         """P(w | u v) for every lexicon word w, normalised."""
         p = self._apply("bi", v, self._unigram)

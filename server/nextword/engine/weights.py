@@ -44,6 +44,9 @@ class Mixture:
     # The document length, in words, at which the caches get half their weight
     # (`evidence`); 0 gives them their full weight from the first word.
     doc_evidence_words: float = 0.0
+    # The weight, in words, of the genres' prior against what the document's words say
+    # of its genre (genres.py; fitted by training/genre_fit.py).
+    genre_evidence_words: float = 50.0
 
     def weight(self, name: str) -> float:
         return self.weights.get(name, 0.0)
@@ -87,6 +90,7 @@ class Mixture:
             raise ModelError(f"{path} needs non-negative weights, neural or ngram above 0")
         try:
             half = max(0.0, float(record.get("doc_evidence_words", 0)))
+            genre = max(1.0, float(record.get("genre_evidence_words", cls.genre_evidence_words)))
         except (ValueError, TypeError):
-            half = 0.0
-        return cls(weights, half)
+            half, genre = 0.0, cls.genre_evidence_words
+        return cls(weights, half, genre)

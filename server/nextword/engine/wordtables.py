@@ -24,6 +24,7 @@ import numpy as np
 from nextword.engine.components import Candidate, Component, following, repeat_rate, spread
 from nextword.engine.corrections import Corrector, ErrorModel, Spelling
 from nextword.engine.doclocal import DocumentWords
+from nextword.engine.genres import GenreNGram, GenreWeights
 from nextword.engine.hancache import following as seen_after
 from nextword.engine.lexicon import Lexicon
 from nextword.engine.ngram import NGram, history_ids
@@ -56,7 +57,7 @@ class WordTables(ABC):
     """The lexicon a decider ranks and what is special about its language."""
 
     lexicon: Lexicon
-    ngram: NGram | None = None
+    ngram: NGram | GenreNGram | None = None
     corrector: Corrector | None = None  # typing mistakes (English)
     system: SystemLM | None = None  # the system's language model (Chinese, where installed)
     learns = False  # whether the personal store takes part
@@ -70,8 +71,9 @@ class WordTables(ABC):
     def opening(self, mixed: np.ndarray, context: str, doc: Document) -> None:
         """Remove, in place, what must not open the text after `context`."""
 
-    def ngram_component(self, context: str) -> Component | None:
-        """The n-gram's distribution after `context`; None where the tables have none."""
+    def ngram_component(self, context: str, doc: Document | None = None) -> Component | None:
+        """The n-gram's distribution after `context`, following the genre of `doc` where
+        the tables have one per genre; None where the tables have none."""
         return None
 
     def start_candidates(self, dense: np.ndarray, n: int, context: str) -> list[Candidate] | None:
@@ -87,7 +89,7 @@ class WordTables(ABC):
     @staticmethod
     def load(
         lexicon: Lexicon,
-        ngram: NGram | None,
+        ngram: NGram | GenreNGram | None,
         errors: ErrorModel,
         arrays: dict[str, np.ndarray],
         spelling: Path | None = None,
@@ -104,18 +106,26 @@ class WordTables(ABC):
 
 
 class EnglishDocument(Document):
-    """The document's words and word pairs (doclocal.py), as two components."""
+    """The document's words and word pairs (doclocal.py), as two components, and its
+    weights over the trigram's genres (genres.py) where it has them."""
 
-    def __init__(self, lexicon: Lexicon, counts: DocumentWords | None = None):
+    def __init__(
+        self,
+        lexicon: Lexicon,
+        counts: DocumentWords | None = None,
+        genres: GenreWeights | None = None,
+    ):
         self._lexicon = lexicon
         self.counts = counts or DocumentWords(lexicon.index)
+        self.genres = genres
 
     @property
     def words(self) -> int:
         return self.counts.total
 
     def fork(self) -> EnglishDocument:
-        return EnglishDocument(self._lexicon, self.counts.fork())
+        genres = self.genres.fork() if self.genres is not None else None
+        return EnglishDocument(self._lexicon, self.counts.fork(), genres)
 
     def components(self, context: str, mixture: Mixture, *, update: bool = True) -> list[Component]:
         computed = mixture.computed()
@@ -159,7 +169,7 @@ class EnglishTables(WordTables):
     def __init__(
         self,
         lexicon: Lexicon,
-        ngram: NGram | None,
+        ngram: NGram | GenreNGram | None,
         errors: ErrorModel,
         spelling: Spelling | None = None,
     ):
@@ -172,12 +182,21 @@ class EnglishTables(WordTables):
         self.no_opening = lexicon.shouted | np.isin(np.array(lexicon.words), URL_STARTS)
 
     def document(self) -> EnglishDocument:
-        return EnglishDocument(self.lexicon)
+        genres = None
+        if isinstance(self.ngram, GenreNGram):
+            genres = GenreWeights(self.ngram, self.lexicon.index)
+        return EnglishDocument(self.lexicon, genres=genres)
 
-    def ngram_component(self, context: str) -> Component | None:
+    def ngram_component(self, context: str, doc: Document | None = None) -> Component | None:
         if self.ngram is None:
             return None
         u, v = history_ids(context, self.lexicon.index, len(self.lexicon))
+        if isinstance(self.ngram, GenreNGram):
+            weights = None
+            if isinstance(doc, EnglishDocument) and doc.genres is not None:
+                doc.genres.update(context)
+                weights = doc.genres.weights
+            return Component(NGRAM, self.ngram.distribution(u, v, weights), {})
         return Component(NGRAM, self.ngram.distribution(u, v), {})
 
     def opening(self, mixed: np.ndarray, context: str, doc: Document) -> None:
@@ -338,7 +357,7 @@ class ChineseTables(WordTables):
     def opening(self, mixed: np.ndarray, context: str, doc: Document) -> None:
         """Nothing to remove: Chinese text has no headings in capitals or URL starts."""
 
-    def ngram_component(self, context: str) -> Component | None:
+    def ngram_component(self, context: str, doc: Document | None = None) -> Component | None:
         return None if self.chars is None else self.chars.component(context)
 
     def system_component(self, neural: np.ndarray, context: str) -> Component | None:

@@ -204,8 +204,10 @@ def fit_and_save(model_dir: Path, files: list[Path], max_words: int) -> dict[str
         "fitted_on": [str(f) for f in files],
         "max_words_per_file": max_words,
     }
-    if "user_fit" in old:
-        record["user_fit"] = old["user_fit"]
+    # As are the genres' prior weight (genre_fit.py) and the personal fit's record.
+    for key in ("genre_evidence_words", "genre_fit", "user_fit"):
+        if key in old:
+            record[key] = old[key]
     (model_dir / "mixture.json").write_text(json.dumps(record, indent=2) + "\n")
     print(
         f"mixture weights {weights}, document caches at half weight after {half:g} words: "

@@ -27,8 +27,12 @@ from nextword.engine.wordtables import char_id
 
 MAX_WORDS = 60_000
 # N-grams seen once are pruned from the tables, their contexts' totals kept, so the
-# discounted mass still flows to the lower order (engine/ngram.py).
+# discounted mass still flows to the lower order (engine/ngram.py): in the large
+# technical and code genres, where they would cost the most memory for the least use.
+# The everyday genres keep them, as Presage does: most word triples of a chat are seen
+# once in 2M words, and each is still the best evidence there is for its context.
 MIN_NGRAM_COUNT = 2
+PRUNED_GENRES = frozenset({"technical", "code"})
 MIN_COUNT = 3
 # Chinese continuations: words of the corpus's own segmentation, up to four characters.
 MAX_HAN_WORD = 4
@@ -76,12 +80,16 @@ def build_tables(
     model_dir: Path,
     shares: list[float] | None = None,
     misspelled: set[str] | frozenset[str] = frozenset(),
+    genres: list[str] | None = None,
 ) -> None:
     """Count the training text and write lexicon.txt and lexicon.npz into `model_dir`.
 
     Args:
         shares: each file's share of the training mix (see `mixed_counts`); None
             counts the files as they are.
+        genres: each file's genre (data/corpus.py's Source.genre): the trigram is
+            counted per genre (`build_genre_ngrams`, engine/genres.py); None counts one
+            trigram over all the files.
         misspelled: known misspellings (data/misspellings.py), kept out of the word
             list: the emails write "recieve" now and then, and a completion must never
             offer it, nor a correction lose to it.
@@ -111,7 +119,10 @@ def build_tables(
         arrays[f"cond_{name}"] = conditional(counts, first, all_first, every_counts, v)
     arrays.update(second_token_arrays(tokenizer, words, counts))
     index = {w: i for i, w in enumerate(words)}
-    arrays.update(build_ngrams(train_files, index))
+    if genres is None:
+        arrays.update(build_ngrams(train_files, index))
+    else:
+        arrays.update(build_genre_ngrams(train_files, index, genres, shares))
     arrays["tokenizer_digest"] = np.array(tokenizer_digest(tokenizer))
     (model_dir / "lexicon.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
     np.savez_compressed(model_dir / "lexicon.npz", **arrays)  # type: ignore[arg-type]
@@ -227,20 +238,56 @@ def ngram_ids(files: Iterable[Path], index: dict[str, int]) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
-def _csr(ctx: np.ndarray, nxt: np.ndarray, cnt: np.ndarray, totals: np.ndarray, types: np.ndarray):
-    """Context keys with their kept continuations, as compressed sparse rows."""
-    keep = cnt >= MIN_NGRAM_COUNT
+def _csr(
+    ctx: np.ndarray,
+    nxt: np.ndarray,
+    cnt: np.ndarray,
+    totals: np.ndarray,
+    types: np.ndarray,
+    min_count: int,
+):
+    """Context keys with their continuations seen `min_count` times or more, as
+    compressed sparse rows. `totals` and `types` are per n-gram (each its context's),
+    so a context's are read at its first kept n-gram."""
+    keep = cnt >= min_count
     kctx, knext, kcnt = ctx[keep], nxt[keep], cnt[keep]
     keys, starts = np.unique(kctx, return_index=True)
     ptr = np.append(starts, len(kctx)).astype(np.int64)
-    all_keys = np.unique(ctx)
-    pos = np.searchsorted(all_keys, keys)
-    return keys, ptr, knext.astype(np.int32), kcnt.astype(np.int32), totals[pos], types[pos]
+    return (
+        keys,
+        ptr,
+        knext.astype(np.int32),
+        kcnt.astype(np.int32),
+        totals[keep][starts],
+        types[keep][starts],
+    )
 
 
 def build_ngrams(files: list[Path], index: dict[str, int]) -> dict[str, np.ndarray]:
     """Bigram and trigram tables over the lexicon ids (unknown = W, <s> = W + 1)."""
     return ngram_tables(ngram_ids(files, index), len(index))
+
+
+def build_genre_ngrams(
+    files: list[Path], index: dict[str, int], genres: list[str], shares: list[float] | None
+) -> dict[str, np.ndarray]:
+    """One trigram per genre (arrays `g<i>_*`, with the genre's unigram counts), the
+    genres' names and their shares of the training mix (engine/genres.py reads these)."""
+    names = sorted(set(genres))
+    shares = shares or [1.0] * len(files)
+    out: dict[str, np.ndarray] = {
+        "genre_names": np.array(names),
+        "genre_prior": np.array(
+            [sum(s for s, g in zip(shares, genres, strict=True) if g == name) for name in names]
+        ),
+    }
+    for i, name in enumerate(names):
+        ids = ngram_ids([f for f, g in zip(files, genres, strict=True) if g == name], index)
+        min_count = MIN_NGRAM_COUNT if name in PRUNED_GENRES else 1
+        tables = ngram_tables(ids, len(index), min_count=min_count)
+        tables["unigram"] = np.bincount(ids[ids < len(index)], minlength=len(index))
+        out.update({f"g{i}_{key}": value for key, value in tables.items()})
+    return out
 
 
 def han_char_ids(lines: Iterable[str], index: dict[str, int]) -> np.ndarray:
@@ -254,7 +301,9 @@ def han_char_ids(lines: Iterable[str], index: dict[str, int]) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
-def ngram_tables(ids: np.ndarray, size: int) -> dict[str, np.ndarray]:
+def ngram_tables(
+    ids: np.ndarray, size: int, *, min_count: int = MIN_NGRAM_COUNT
+) -> dict[str, np.ndarray]:
     """Bigram and trigram tables over an id sequence (ids < `size` are predictable)."""
     base = size + 2
     out: dict[str, np.ndarray] = {}
@@ -272,7 +321,7 @@ def ngram_tables(ids: np.ndarray, size: int) -> dict[str, np.ndarray]:
         wanted = g_next < size
         keys, ptr, nx, cn, tot, ty = _csr(
             g_ctx[wanted], g_next[wanted], counts[wanted],
-            np.repeat(totals, types)[wanted], np.repeat(types, types)[wanted],
+            np.repeat(totals, types)[wanted], np.repeat(types, types)[wanted], min_count,
         )  # fmt: skip
         out.update(
             {
@@ -288,6 +337,12 @@ def ngram_tables(ids: np.ndarray, size: int) -> dict[str, np.ndarray]:
 
 
 def describe_ngrams(arrays: dict[str, np.ndarray]) -> str:
+    if "genre_names" in arrays:
+        return "; ".join(
+            f"{name}: {len(arrays[f'g{i}_bi_next']):,} bigrams, "
+            f"{len(arrays[f'g{i}_tri_next']):,} trigrams"
+            for i, name in enumerate(arrays["genre_names"])
+        )
     return (
         f"{len(arrays['bi_next']):,} bigrams over {len(arrays['bi_keys']):,} contexts, "
         f"{len(arrays['tri_next']):,} trigrams over {len(arrays['tri_keys']):,} contexts"

@@ -339,7 +339,11 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
             [f for f, _ in segmented], out, [share for _, share in segmented] if shares else None
         )
     else:
-        build_tables(files, out, shares, known_misspellings())
+        from nextword.data.corpus import SOURCES
+
+        genre = {source.id: source.genre for source in SOURCES}
+        genres = [genre.get(s, s) for s in sources]
+        build_tables(files, out, shares, known_misspellings(), genres)
     kept = (
         "step", "tokens_seen", "tokens_before", "seconds", "val_loss", "mix", "dropout",
         "trained_on",

@@ -1,0 +1,127 @@
+"""The word trigram per genre, mixed by what the document has been so far.
+
+A chat, an email, a speech and a commit message want different next words after the
+same words ("Thank you for your" -> time, help in chat and email; consideration in a
+speech). The trigram is counted per genre of training text (training/tables.py), and
+a document's weights over the genres start at their shares of the training mix and
+follow the document online, by how well each genre predicted the words written so
+far: the online EM update of classic language-model adaptation,
+
+    w_g = (c * prior_g + sum_i r_ig) / (c + n)
+    r_ig = w_g P_g(w_i | h_i) / sum_k w_k P_k(w_i | h_i)
+
+over the document's n words so far, with c (Mixture.genre_evidence_words, fitted on
+dev text by training/genre_fit.py) the prior's weight in words.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nextword.engine.ngram import NGram, events
+
+# A document is read from its last words only when it is opened or changed before the
+# cursor: enough to know its genre, and a bounded cost.
+MAX_WORDS = 300
+
+
+class GenreNGram:
+    """One trigram per genre, and the genres' shares of the training mix."""
+
+    def __init__(self, tables: list[NGram], names: list[str], prior: np.ndarray, evidence: float):
+        self.tables = tables
+        self.names = names
+        self.prior = prior / prior.sum()
+        self.evidence = evidence  # the prior's weight in words (Mixture.genre_evidence_words)
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], size: int, evidence: float) -> GenreNGram:
+        """The tables training/tables.py writes: `genre_names`, `genre_prior`, and each
+        genre's NGram arrays and unigram counts under the prefix `g<i>_`."""
+        names = [str(n) for n in arrays["genre_names"]]
+        tables = []
+        for i in range(len(names)):
+            prefix = f"g{i}_"
+            own = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
+            counts = own["unigram"].astype(np.float64)
+            tables.append(NGram(own, (counts + 0.5) / (counts.sum() + 0.5 * size)))
+        return cls(tables, names, arrays["genre_prior"].astype(np.float64), evidence)
+
+    def distribution(self, u: int, v: int, weights: np.ndarray | None = None) -> np.ndarray:
+        """P(w | u v) for every lexicon word: the genres' trigrams mixed by `weights`
+        (default: the prior)."""
+        weights = self.prior if weights is None else weights
+        out: np.ndarray | None = None
+        for table, weight in zip(self.tables, weights, strict=True):
+            if weight < 1e-3:  # a genre the document has ruled out costs nothing
+                continue
+            part = table.distribution(u, v) * np.float32(weight)
+            out = part if out is None else out + part
+        assert out is not None
+        return out / out.sum()
+
+    def probs(self, u: int, v: int, w: int) -> np.ndarray:
+        """(G,): each genre's P(w | u v)."""
+        return np.array([table.prob(u, v, w) for table in self.tables])
+
+
+def load_ngram(
+    arrays: dict[str, np.ndarray], unigram: np.ndarray, evidence: float
+) -> NGram | GenreNGram | None:
+    """The English word trigram a lexicon.npz holds: one per genre, one over all the
+    training text (models exported before the genres), or none."""
+    if "genre_names" in arrays:
+        return GenreNGram.from_arrays(arrays, len(unigram), evidence)
+    return NGram(arrays, unigram) if "bi_keys" in arrays else None
+
+
+class GenreWeights:
+    """A document's weights over the genres, brought up to the text before the cursor."""
+
+    def __init__(self, model: GenreNGram, index: dict[str, int], evidence: float | None = None):
+        self.model = model
+        self._index = index
+        self.evidence = model.evidence if evidence is None else evidence
+        self._reset()
+
+    def _reset(self) -> None:
+        self._text = ""
+        start = len(self._index) + 1
+        self.history = (start, start)
+        self.seen = np.zeros(len(self.model.names))  # sum of responsibilities
+        self.words = 0
+
+    @property
+    def weights(self) -> np.ndarray:
+        c = self.evidence
+        return (c * self.model.prior + self.seen) / (c + self.words)
+
+    def fork(self) -> GenreWeights:
+        twin = GenreWeights.__new__(GenreWeights)
+        twin.__dict__ = {**self.__dict__, "seen": self.seen.copy()}
+        return twin
+
+    def update(self, context: str) -> None:
+        """Read the words of `context` not read yet (all of it, if it does not extend
+        the text read before)."""
+        if self._text and context.startswith(self._text):
+            new = events(context[len(self._text) :])
+        else:
+            self._reset()
+            new = events(context)
+            words = [i for i, e in enumerate(new) if e != "<s>"]
+            if len(words) > MAX_WORDS:
+                new = new[words[-MAX_WORDS] :]
+        self._text = context
+        n_words, start = len(self._index), len(self._index) + 1
+        u, v = self.history
+        for event in new:
+            w = start if event == "<s>" else self._index.get(event, n_words)
+            if w < n_words:
+                weighted = self.weights * self.model.probs(u, v, w)
+                total = weighted.sum()
+                if total > 0:
+                    self.seen += weighted / total
+                    self.words += 1
+            u, v = v, w
+        self.history = (u, v)

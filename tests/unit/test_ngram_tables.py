@@ -1,0 +1,83 @@
+"""The word trigram's tables (training/tables.py) as engine/ngram.py and engine/genres.py
+read them: real probabilities, one trigram per genre, and weights that follow the text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nextword.engine.genres import GenreNGram, GenreWeights
+from nextword.engine.ngram import DISCOUNT, NGram
+from nextword.training.tables import build_genre_ngrams, ngram_ids, ngram_tables
+
+WORDS = ["a", "b", "c", "hello", "how", "are", "you", "the", "law", "shall"]
+INDEX = {w: i for i, w in enumerate(WORDS)}
+
+
+def tables_of(text: str, min_count: int = 1) -> NGram:
+    ids = np.array([len(WORDS) + 1] + [INDEX[w] for w in text.split()], dtype=np.int64)
+    arrays = ngram_tables(ids, len(WORDS), min_count=min_count)
+    return NGram(arrays, np.full(len(WORDS), 1.0 / len(WORDS), dtype=np.float32))
+
+
+def test_a_context_seen_gives_its_continuations_their_discounted_share() -> None:
+    # "a b" is followed by c twice and by a once: P(c | a b) = (2 - D) / 3 + backoff.
+    ngram = tables_of("a b c a b c a b a")
+    a, b, c = INDEX["a"], INDEX["b"], INDEX["c"]
+    p = ngram.prob(a, b, c)
+    lower = ngram.prob(len(WORDS) + 1, b, c)  # the bigram's P(c | b), via no trigram
+    assert p == pytest.approx((2 - DISCOUNT) / 3 + DISCOUNT * 2 / 3 * lower, rel=1e-5)
+    # Every context's distribution sums to one before normalising: its own total,
+    # not another context's, divides its counts.
+    for u, v in [(a, b), (b, c), (c, a)]:
+        dense = ngram._apply("tri", u * (len(WORDS) + 2) + v, ngram._apply("bi", v, ngram._unigram))
+        assert dense.sum() == pytest.approx(1.0, abs=1e-4)
+        assert ngram.distribution(u, v)[c] == pytest.approx(ngram.prob(u, v, c), rel=1e-4)
+
+
+def test_pruning_keeps_the_contexts_of_kept_ngrams_whole() -> None:
+    ngram = tables_of("a b c a b c a b a", min_count=2)
+    # "a b a" was seen once and is pruned; "a b c" twice and kept.
+    a, b, c = INDEX["a"], INDEX["b"], INDEX["c"]
+    assert ngram.prob(a, b, c) > ngram.prob(a, b, a)
+    assert ngram.distribution(a, b).sum() == pytest.approx(1.0, abs=1e-5)
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / f"{name}.txt"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_each_genre_has_its_trigram_and_the_document_finds_its_own(tmp_path: Path) -> None:
+    chat = write(tmp_path, "chat", "hello how are you . " * 40)
+    speech = write(tmp_path, "speech", "the law shall be the law . " * 40)
+    arrays = build_genre_ngrams([chat, speech], INDEX, ["chat", "speech"], [0.5, 0.5])
+    assert list(arrays["genre_names"]) == ["chat", "speech"]
+    model = GenreNGram.from_arrays(arrays, len(WORDS), evidence=2.0)
+    start = len(WORDS) + 1
+    how, are = INDEX["how"], INDEX["are"]
+    assert model.probs(start, how, are)[0] > 10 * model.probs(start, how, are)[1]
+
+    tracker = GenreWeights(model, INDEX)
+    assert tracker.weights == pytest.approx([0.5, 0.5])
+    tracker.update("hello how are you. hello how ")
+    assert tracker.weights[0] > 0.8  # (c * 0.5 + ~6) / (c + 6) with c = 2
+    # Typing on reads only the new words; text that does not extend it starts over.
+    words = tracker.words
+    tracker.update("hello how are you. hello how are ")
+    assert tracker.words == words + 1
+    tracker.update("the law shall be the law. the ")
+    assert tracker.weights[1] > 0.8
+    # The mix follows the weights: after "the", "law" from the speeches.
+    mixed = model.distribution(start, INDEX["the"], tracker.weights)
+    assert int(np.argmax(mixed)) == INDEX["law"]
+
+
+def test_ngram_ids_open_each_document_with_the_start_symbol(tmp_path: Path) -> None:
+    path = write(tmp_path, "t", "hello you\n\f\nhow are")
+    ids = list(ngram_ids([path], INDEX))
+    start = len(WORDS) + 1
+    assert ids == [start, INDEX["hello"], INDEX["you"], start, INDEX["how"], INDEX["are"]]
