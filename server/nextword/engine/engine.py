@@ -21,6 +21,7 @@ from typing import Any
 from nextword.blas import set_inference_threads
 from nextword.engine.corrections import ErrorModel
 from nextword.engine.decider import Decider
+from nextword.engine.genres import load_ngram
 from nextword.engine.lexicon import load_lexicon
 from nextword.engine.loader import (
     DEFAULT_MODEL,
@@ -30,7 +31,6 @@ from nextword.engine.loader import (
     load,
     release_cached_buffers,
 )
-from nextword.engine.genres import load_ngram
 from nextword.engine.personal import PersonalStore
 from nextword.engine.vocabulary import Vocabulary
 from nextword.engine.weights import Mixture
