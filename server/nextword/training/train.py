@@ -369,15 +369,18 @@ def known_misspellings() -> set[str]:
 
 
 def finish_export(out: Path, corpus: Path, sources: list[str], fit_words: int) -> None:
-    """Fit the mixture (and, where its dev text is there, the phrase threshold) on dev
-    text, then write the model card."""
-    from nextword.training import phrase_fit
+    """Fit the genres' prior weight, the mixture (and, where its dev text is there, the
+    phrase threshold) on dev text, then write the model card."""
+    from nextword.training import genre_fit, phrase_fit
     from nextword.training.mixture import fit_and_save, fit_han_and_save
     from nextword.training.modelcard import write_card
 
     if is_chinese(corpus, sources):
         fit_han_and_save(out, corpus_files(corpus, "dev", sources))
     else:
+        # The trigram's genre weights first: the mixture is fitted with them in place.
+        dev = [corpus / "dev" / f"{name}.txt" for name in genre_fit.FIT_FILES]
+        genre_fit.fit_and_save(out, [f for f in dev if f.exists()])
         fit_and_save(out, corpus_files(corpus, "dev", sources), fit_words)
         if all((corpus / "dev" / f"{name}.txt").exists() for name in phrase_fit.FIT_FILES):
             phrase_fit.main(["--model", str(out), "--corpus", str(corpus)])
