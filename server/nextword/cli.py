@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "measure completion quality and latency (docs/EVAL.md)",
     ),
     "bench": ("nextword.commands.bench", "replay typing against a real server and report latency"),
+    "figures": (
+        "nextword.commands.figures",
+        "regenerate every published figure: corpus, evaluations, bench, tables (docs/FIGURES.md)",
+    ),
     "quantize": ("nextword.commands.quantize", "write a quantized copy of a model for Metal"),
     "learn": ("nextword.commands.learn", "learn your words from text files or folders (local)"),
     "forget": ("nextword.commands.learn", "delete what was learned (everything, or one workspace)"),

@@ -148,7 +148,9 @@ def readme_table() -> str:
 
 def test_the_readme_table_is_the_schemas() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n### Settings\n", 1)[1].split("\n### ", 1)[0]
+    # The section under the Settings heading, to the next heading of any level.
+    section = re.split(r"\n#+ Settings\n", readme, maxsplit=1)[1]
+    section = re.split(r"\n#+ ", section, maxsplit=1)[0]
     table = "".join(line + "\n" for line in section.splitlines() if line.startswith("|"))
     assert table == readme_table(), "README.md's settings table should read:\n" + readme_table()
 
