@@ -90,6 +90,63 @@ def mix_section(training: dict[str, Any], comparison: dict[str, Any] | None) -> 
     return lines
 
 
+def genre_section(mixture: dict[str, Any] | None) -> list[str]:
+    """The trigram per genre against one for all the text (training/genre_fit.py)."""
+    fit = (mixture or {}).get("genre_fit")
+    if not fit:
+        return []
+    genres = ", ".join(f"{g} {p:.3f}" for g, p in zip(fit["genres"], fit["prior"], strict=True))
+    grid = fit["grid"]
+    files = [k for k in grid["inf"] if k != "mean"]
+    rows = [("one trigram for all the text", "pooled")] if "pooled" in grid else []
+    rows += [("per genre, the training mix's shares", "inf")]
+    rows += [(f"per genre, following the document (c = {k})", k) for k in grid if k not in
+             ("inf", "pooled")]  # fmt: skip
+    lines = [
+        "",
+        "## The trigram follows the document's genre",
+        "",
+        f"One word trigram per genre of training text; prior weights (the mix's shares): "
+        f"{genres}. The weights follow the document online (engine/genres.py), the prior "
+        f"counting as c words; c = {mixture['genre_evidence_words']:g} chosen by "  # type: ignore[index]
+        f"{fit['objective']}. Mean log-probability per word of the trigram alone, last "
+        f"{fit['words_per_file']:,} words of each dev file:",
+        "",
+        "| trigram | " + " | ".join(files) + " | mean |",
+        "| --- | " + " | ".join("---" for _ in files) + " | --- |",
+    ]
+    for label, key in rows:
+        row = grid[key]
+        lines.append(f"| {label} | " + " | ".join(f"{row[f]:.3f}" for f in files) +
+                     f" | {row['mean']:.3f} |")  # fmt: skip
+    return [*lines, ""]
+
+
+def shape_section(bench: dict[str, Any] | None) -> list[str]:
+    """Larger shapes' decision cost (training/shape_bench.py)."""
+    if not bench:
+        return []
+    lines = [
+        "",
+        "## Model size, by what a decision costs",
+        "",
+        "Boundary decisions over dev email with freshly drawn weights of each shape and this "
+        "model's word tables, one run (training/shape_bench.py; 2-core x86_64, MLX CPU with "
+        "OpenBLAS):",
+        "",
+        "| shape | parameters | boundary p50 | p95 | p99 | CPU per typed character |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    base = bench["1x"]["p50_ms"]
+    for row in bench.values():
+        lines.append(
+            f"| {row['shape']} | {row['parameters_m']}M | {row['p50_ms']} ms "
+            f"({row['p50_ms'] / base:.2f}x) | {row['p95_ms']} ms | {row['p99_ms']} ms | "
+            f"{row['cpu_ms_per_char_boundaries']} ms |"
+        )
+    return [*lines, ""]
+
+
 def write_card(model_dir: Path, manifest_path: Path) -> None:
     training = _load(model_dir / "training.json") or {}
     manifest = _load(manifest_path) or {"sources": []}
@@ -158,6 +215,8 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
             )
     lines += ["", f"Splits: {manifest.get('split', 'whole documents held out by hash')}."]
     lines += mix_section(training, _load(model_dir / "mix-comparison.json"))
+    lines += genre_section(mixture)
+    lines += shape_section(_load(model_dir / "shape-bench.json"))
     if not chinese:
         lines.append(
             "The Wikipedia excerpt `../parity.txt` (CC BY-SA) serves the quantization parity check."
