@@ -117,6 +117,7 @@ class Step:
     label: str
     args: tuple[str, ...]
     out: Path | None = None  # None: its output is shown, not kept (prepare-corpus)
+    kind: str = ""  # the table an English evaluation's results go to
 
 
 class Runner:
@@ -227,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
     runner.run(measured)  # alone: their latencies are the published ones
     runner.run([doctor])
     elapsed = runner.finish()
-    _write(args, langs, out, running_time(runner.seconds, elapsed, args.lang))
+    _write(args, langs, out, evals, running_time(runner.seconds, elapsed, args.lang))
     print(
         f"figures written in {elapsed / 60:.1f} min: {', '.join(map(str, pages))}, the model "
         f"cards; JSON and step times in {out}",
@@ -267,7 +268,8 @@ def _english_evals(args: argparse.Namespace, out: Path, common: tuple[str, ...])
         for i, group in enumerate(groups):
             names = ", ".join(Path(p).stem for p in group)
             label = f"{kind} ({names})"
-            steps.append(Step(label, ("eval", *group, *options, *common), out / f"{kind}-{i}.json"))
+            command = ("eval", *group, *options, *common)
+            steps.append(Step(label, command, out / f"{kind}-{i}.json", kind))
     return steps
 
 
@@ -302,12 +304,13 @@ def _fixed_cache_weight(model: Path, copy: Path) -> None:
     path.write_text(json.dumps(mixture, indent=2) + "\n")
 
 
-def _results(out: Path, prefix: str) -> list[dict[str, Any]]:
-    """The eval results kept under `prefix-*.json`, in the order of GENRES."""
+def _results(steps: list[Step], kind: str) -> list[dict[str, Any]]:
+    """The results the evaluations of one kind printed, in the order of GENRES."""
     found: list[dict[str, Any]] = []
-    for path in sorted(out.glob(f"{prefix}-[0-9]*.json")):
-        data = json.loads(path.read_text())
-        found += data if isinstance(data, list) else [data]
+    for step in steps:
+        if step.kind == kind and step.out is not None:
+            data = json.loads(step.out.read_text())
+            found += data if isinstance(data, list) else [data]
     order = list(GENRES)
     return sorted(found, key=lambda r: order.index(Path(r["file"]).stem))
 
@@ -326,7 +329,13 @@ def _cpu_name() -> str:
     return platform.processor() or "CPU unknown"
 
 
-def _write(args: argparse.Namespace, langs: tuple[str, ...], out: Path, timing: list[str]) -> None:
+def _write(
+    args: argparse.Namespace,
+    langs: tuple[str, ...],
+    out: Path,
+    evals: list[Step],
+    timing: list[str],
+) -> None:
     """The model cards, the tables of the figures page and the README's headline."""
     from nextword.training.modelcard import write_card
 
@@ -343,17 +352,17 @@ def _write(args: argparse.Namespace, langs: tuple[str, ...], out: Path, timing: 
         blocks["machine-zh"] = [f"Measured on {today}: {machine}."]
         blocks["chinese-table"] = chinese_table(chinese)
     if "en" in langs:
-        quality = _results(out, "quality")
+        quality = _results(evals, "quality")
         (args.model / "eval.json").write_text(json.dumps(quality, indent=1) + "\n")
         write_card(args.model, manifest)
-        offered, clean = corrections_tables(_results(out, "typos"))
+        offered, clean = corrections_tables(_results(evals, "typos"))
         bench = _load(out / "bench-10.json")
         blocks |= {
             "machine-en": [f"Measured on {today}: {machine}."],
             "quality-table": quality_table(quality),
             "latency-table": latency_table(quality),
             "short-documents-table": short_documents_table(
-                _results(out, "short"), _results(out, "short-fixed")
+                _results(evals, "short"), _results(evals, "short-fixed")
             ),
             "corrections-table": offered,
             "corrections-clean-table": clean,
