@@ -152,7 +152,7 @@ def test_filter_cached_never_runs_the_model(tiny_engine: Engine):
 
 def test_catching_up_after_a_jump_forwards_only_the_last_tokens(default_engine) -> None:
     """After queued typing is read at once, the next decision forwards a short window."""
-    from nextword.engine.decider import CATCH_UP_TOKENS
+    from nextword.engine.window import CATCH_UP_TOKENS
 
     text = (
         "The committee met on Tuesday to discuss the budget for the coming year, and "

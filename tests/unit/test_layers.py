@@ -9,8 +9,11 @@
     commands    one module per subcommand: anything below
     cli         the `nextword` command: base, and the commands it names
 
-Every import counts, including those inside functions (they run too), except those
-under `if TYPE_CHECKING:`. The graph must have no cycle.
+For the layers every import counts, including those inside functions (they run too),
+except those under `if TYPE_CHECKING:` (never run). The import graph of the modules,
+inside a package as across packages, must have no cycle; there every import counts,
+those under `if TYPE_CHECKING:` too: a module that names another's types only to
+check them still cannot be read without it.
 """
 
 from __future__ import annotations
@@ -65,12 +68,15 @@ def _type_checking_only(tree: ast.Module) -> set[int]:
     return lines
 
 
-def imports(module: str, source: str | None = None) -> list[tuple[str, int]]:
-    """(imported nextword module, line) for every executed import in `module`."""
+def imports(
+    module: str, source: str | None = None, *, type_checking: bool = False
+) -> list[tuple[str, int]]:
+    """(imported nextword module, line) for every executed import in `module`; with
+    `type_checking`, for those under `if TYPE_CHECKING:` too."""
     if source is None:
         source = MODULES[module].read_text(encoding="utf-8")
     tree = ast.parse(source)
-    skip = _type_checking_only(tree)
+    skip = set() if type_checking else _type_checking_only(tree)
     found = []
     for node in ast.walk(tree):
         if getattr(node, "lineno", None) in skip:
@@ -129,15 +135,23 @@ def test_the_checker_reports_what_breaks_the_rule() -> None:
     assert violations("nextword.engine.decider", guarded) == []
 
 
-def test_the_imports_have_no_cycle() -> None:
-    graph = {m: {t for t, _ in imports(m) if t in MODULES and t != m} for m in MODULES}
+def import_graph(sources: dict[str, str | None]) -> dict[str, set[str]]:
+    """Each module's imports of the package's modules (itself aside), all of them."""
+    return {
+        m: {t for t, _ in imports(m, src, type_checking=True) if t in MODULES and t != m}
+        for m, src in sources.items()
+    }
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """An import cycle (its modules, the first one again at the end), or None."""
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     path: list[str] = []
 
     def visit(node: str) -> list[str] | None:
         state[node] = 1
         path.append(node)
-        for nxt in sorted(graph[node]):
+        for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
                 return path[path.index(nxt) :] + [nxt]
             if nxt not in state and (cycle := visit(nxt)):
@@ -146,9 +160,31 @@ def test_the_imports_have_no_cycle() -> None:
         state[node] = 2
         return None
 
-    for module in sorted(MODULES):
+    for module in sorted(graph):
         if module not in state and (cycle := visit(module)):
-            raise AssertionError("import cycle: " + " -> ".join(cycle))
+            return cycle
+    return None
+
+
+def test_the_imports_have_no_cycle() -> None:
+    cycle = find_cycle(import_graph(dict.fromkeys(MODULES)))
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_cycle_check_counts_type_checking_and_late_imports() -> None:
+    guarded = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from nextword.engine.engine import Engine\n"
+    )
+    late = "def f():\n    from nextword.engine.decider import Decider\n"
+    sources = {"nextword.engine.decider": guarded, "nextword.engine.engine": late}
+    assert find_cycle(import_graph(sources)) == [
+        "nextword.engine.decider",
+        "nextword.engine.engine",
+        "nextword.engine.decider",
+    ]
+    assert find_cycle(import_graph({"nextword.engine.decider": guarded})) is None
 
 
 def test_the_commands_the_cli_lists_are_command_modules() -> None:

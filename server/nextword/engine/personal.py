@@ -2,7 +2,7 @@
 
 A `PersonalStore` counts words and word pairs (bigrams) the user wrote: words typed in
 their documents, candidates they accepted, and text they hand to `nextword learn`.
-The decider mixes it in as two components, "user" and "userbigram" (decider.py), the
+The decider mixes it in as two components, "user" and "userbigram" (decisions.py), the
 way it mixes the document's own words, with weights fitted on data (training/personal_fit.py).
 
 Nothing here runs unless the user turned learning on (the `learning` setting, or

@@ -147,7 +147,7 @@ class RoutingDecider:
     def phrase_threshold(self, context: str) -> float | None:
         """The fitted phrase threshold of the model that serves `context` (None: no phrases)."""
         decider = self.pick(context)
-        return None if decider is None else decider.engine.phrase_threshold
+        return None if decider is None else decider.phrase_threshold
 
     def slide_ahead(self, context: str) -> bool:
         decider = self.pick(context)
