@@ -1,4 +1,4 @@
-"""A request that comes in the very loop turn its decision finishes (sessions.py).
+"""A request that comes in the very loop turn its decision finishes (lsp/decisions.py).
 
 The decision's own callback, which records it, runs on the loop's next turn; a request
 that found the decision finished read the state before it and answered without words
@@ -52,10 +52,10 @@ async def race(router: Router) -> list[str]:
         worker.submit(hold, key="busy")
         assert holding.wait(30)
         context = doc.source
-        pending = sessions._decision(s, context)
+        pending = sessions.decisions.decision(s, context)
         # Computed here while the worker waits (MLX is used by one thread at a time),
         # and finished in this turn: its callback is now scheduled, not yet run.
-        pending.set_result(sessions._decide(s, context, 5))
+        pending.set_result(sessions.decisions._decide(s, context, 5))
         answer = await sessions.candidates(URI, doc, at_end(doc), 5)
         gate.set()
         return [c.text for c in answer.candidates]

@@ -17,7 +17,7 @@ from lsprotocol.types import ErrorCodes
 from helpers import EDITOR_CAPABILITIES
 from nextword.commands.bench import DEFAULT_TEXT, burst, many_documents, soak
 from nextword.evaluation.lspclient import LspClient
-from nextword.lsp.sessions import MAX_LIVE_DECIDERS
+from nextword.lsp.decisions import MAX_LIVE_DECIDERS
 
 URI = "file:///protocol/a.txt"
 INVALID_REQUEST = ErrorCodes.InvalidRequest

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from nextword.lsp.sessions import HeldPhrase, follows_guess
+from nextword.lsp.session import HeldPhrase, follows_guess
 from nextword.lsp.worker import InferenceWorker
 
 

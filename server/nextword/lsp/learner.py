@@ -12,14 +12,23 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nextword.engine import PersonalStore, personal
+from lsprotocol import types
+
+from nextword.engine import WORD_RE, PersonalStore, personal
 from nextword.lsp.names import FORGET_COMMAND
+
+if TYPE_CHECKING:
+    from nextword.lsp.session import Session
 
 log = logging.getLogger(__name__)
 
 SAVE_AFTER_S = 30.0
+# Longer inserts are pastes (or a formatter's edits): not words the user wrote here.
+MAX_TYPED = 100
+# The word before an insert that a separator finishes is searched this far back.
+_WORD_SPAN = 64
 
 
 class Learner:
@@ -54,6 +63,36 @@ class Learner:
         if self.store is not None:
             log.info("learning on: %d words known", len(self.store.words))
         return True
+
+    def learn_typed(
+        self, s: Session, text: str, change: types.TextDocumentContentChangeEvent
+    ) -> None:
+        """Learn the words a change finished in `s`: those it ends with a separator;
+        `text` is the document before the cursor, the change included.
+
+        A change is a keystroke, a few keys an editor sent together, or an accepted
+        candidate; a word counts once a separator follows it, whatever the chunking.
+        """
+        if not isinstance(change, types.TextDocumentContentChangePartial):
+            return
+        inserted = change.text
+        if not inserted or len(inserted) > MAX_TYPED or not text.endswith(inserted):
+            return
+        start = len(text) - len(inserted)  # where the insert begins in `text`
+        base = max(0, start - _WORD_SPAN)
+        for match in WORD_RE.finditer(text, base):
+            end = match.end()
+            if end < start:
+                continue  # finished before this change
+            if end >= len(text):
+                break  # still being typed
+            key = (match.start(), match.group())
+            if key == s.learned:
+                continue
+            s.learned = key
+            context = text[: match.start()]
+            offered = context == s.shown_context and match.group() in s.shown
+            self.learn(context, match.group(), accepted=offered)
 
     def learn(self, context: str, word: str, *, accepted: bool) -> None:
         """Count a word the user finished typing after `context`; save later."""

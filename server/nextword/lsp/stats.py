@@ -25,7 +25,7 @@ class Counters:
     throttle_waits: int = 0  # requests that waited for a decision the throttle held
     cache_hits: int = 0  # requests answered from the current decision, no model call
     superseded: int = 0  # requests answered empty: newer typing or a newer request arrived
-    deciders_released: int = 0  # engine state given back by an idle document (sessions.py)
+    deciders_released: int = 0  # engine state given back by an idle document (decisions.py)
     boundaries: int = 0  # boundary decisions made (by the model now, or ahead)
     decided_ahead: int = 0  # of those, decided ahead of the text: no model call when reached
     speculation_hits: int = 0  # of those, by a speculation on the word typed
@@ -36,7 +36,7 @@ class Counters:
     phrases_dropped: int = 0  # phrases (held or searched) that typing left before use
     latencies_ms: deque[float] = field(default_factory=lambda: deque(maxlen=MAX_SAMPLES))
     last_ms: float = 0.0  # the latest completion's, from being read to being answered
-    # The first completion at each boundary, by how its decision was made (sessions.Source).
+    # The first completion at each boundary, by how its decision was made (session.Source).
     boundary_ms: dict[str, deque[float]] = field(default_factory=dict)
     # Boundary decisions that ran the model: their time on the inference worker.
     decision_ms: deque[float] = field(default_factory=lambda: deque(maxlen=MAX_SAMPLES))
