@@ -76,24 +76,43 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=Path("data/corpus"),
         help="the prepared corpus; what is missing is prepared (default: data/corpus)",
     )
-    parser.add_argument("--model", type=Path, default=BUNDLED / "en", help="the English model")
     parser.add_argument(
-        "--chinese-model", type=Path, default=BUNDLED / "zh", help="the Chinese model"
-    )
-    parser.add_argument("--words", type=int, default=4000, help="words of each dev split typed")
-    parser.add_argument(
-        "--doc-words", type=int, default=50, help="short documents: the first N words of each"
+        "--model", type=Path, default=BUNDLED / "en", help="the English model (default: bundled)"
     )
     parser.add_argument(
-        "--typo-words", type=int, default=2000, help="words of each split typed with typos"
+        "--chinese-model",
+        type=Path,
+        default=BUNDLED / "zh",
+        help="the Chinese model (default: bundled)",
     )
     parser.add_argument(
-        "--chars", type=int, default=3000, help="Han characters of the news split typed"
+        "--words", type=int, default=4000, help="words of each dev split typed (default: 4000)"
+    )
+    parser.add_argument(
+        "--doc-words",
+        type=int,
+        default=50,
+        help="short documents: the first N words of each (default: 50)",
+    )
+    parser.add_argument(
+        "--typo-words",
+        type=int,
+        default=2000,
+        help="words of each split typed with typos (default: 2000)",
+    )
+    parser.add_argument(
+        "--chars",
+        type=int,
+        default=3000,
+        help="Han characters of the news split typed (default: 3000)",
     )
     # The mixture is fitted on the last 1,500 characters of each dev file
     # (training/mixture.py), and the HSK split holds about 4,100.
     parser.add_argument(
-        "--hsk-chars", type=int, default=2000, help="Han characters of the HSK split typed"
+        "--hsk-chars",
+        type=int,
+        default=2000,
+        help="Han characters of the HSK split typed (default: 2000)",
     )
     parser.add_argument(
         "--jobs",
@@ -105,9 +124,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bench-text", type=Path, help="the text the bench types (default: its bundled text)"
     )
-    parser.add_argument("--out", type=Path, default=Path("runs/figures"), help="the JSON kept")
-    parser.add_argument("--readme", type=Path, default=Path("README.md"))
-    parser.add_argument("--figures-page", type=Path, default=Path("docs/FIGURES.md"))
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("runs/figures"),
+        help="the JSON kept (default: runs/figures)",
+    )
+    parser.add_argument(
+        "--readme", type=Path, default=Path("README.md"), help="the page of the headline table"
+    )
+    parser.add_argument(
+        "--figures-page", type=Path, default=Path("docs/FIGURES.md"), help="the page of the tables"
+    )
 
 
 @dataclass(frozen=True)
