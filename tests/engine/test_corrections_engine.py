@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from helpers import FIXTURES
+from nextword.engine.words import WORD_RE
 
 
 def corrected(engine: Any, context: str, typed: str, k: int = 3) -> list[tuple[str, bool]]:
@@ -81,3 +85,55 @@ def test_misspellings_common_on_the_web_are_not_offered(default_engine: Any) -> 
     assert spelling.words and spelling.frequency("recieved") == 0.0  # beside "received"
     offered = [text for text, _ in corrected(default_engine, "I have ", "recie", k=5)]
     assert "recieved" not in offered
+
+
+# A passage of the State of the Union dev split (public domain), typed right.
+CLEAN = FIXTURES / "corrections" / "clean.txt"
+# Allowed codespell misspellings (data/misspellings.py) of the passage's words.
+MISSPELT = {
+    "therefore": "therfore",
+    "certainly": "certaily",
+    "mission": "misson",
+    "individual": "indivdual",
+    "destroy": "destory",
+    "privilege": "privelege",
+    "realize": "relize",
+    "principle": "priciple",
+    "authority": "autherity",
+    "accomplish": "accomplis",
+}
+
+
+def test_no_prefix_of_a_word_typed_right_gets_a_correction(default_engine: Any) -> None:
+    """Issue 35: a popup corrects what was typed wrong, and stays quiet while a likely
+    word is being typed (the gate, corrections.py, fitted on dev text)."""
+    text = CLEAN.read_text(encoding="utf-8")
+    decider = default_engine.decider()
+    shown = []
+    for match in WORD_RE.finditer(text):
+        context, word = text[: match.start()], match.group()
+        for j in range(1, len(word) + 1):
+            found = decider.decide(context, word[:j], 5, correct=True)
+            # "I" for "i" is the standard spelling (variants.py), not a mistake's.
+            shown += [(word[:j], c.text) for c in found if c.correction and c.text != "I"]
+    assert not shown
+
+
+def test_real_misspellings_in_the_same_text_are_corrected(default_engine: Any) -> None:
+    text = CLEAN.read_text(encoding="utf-8")
+    decider = default_engine.decider()
+    missed = []
+    for right, wrong in MISSPELT.items():
+        # In the case the text writes it ("Certainly" opens a sentence).
+        found = re.search(rf"\b{right}\b", text, re.IGNORECASE)
+        assert found is not None, right
+        context, right = text[: found.start()], found.group()
+        wrong = right[0] + wrong[1:]
+        offered = [
+            c.text
+            for j in range(len(wrong) + 1)
+            for c in decider.decide(context, wrong[:j], 3, correct=True)
+        ]
+        if right not in offered:
+            missed.append(wrong)
+    assert not missed

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from helpers import FIXTURES, nextword
+from nextword.engine.corrections import COMPARED, DEFAULT_GATE
 from nextword.evaluation.spellers import HunspellSpeller, SymSpellSpeller
 
 PROSE = FIXTURES / "eval" / "prose.txt"
@@ -47,7 +48,7 @@ def test_eval_with_typos_reports_corrections_and_spellers(tiny_model: Path):
     assert all(a >= b for a, b in zip(rates(on), rates(off), strict=True))
     # Clean text: the top-level figures are those with corrections off.
     clean = out["corrections"]
-    assert set(clean) == {"off", "on"}
+    assert set(clean) == {"off", "on", *(f"on@{t:g}" for t in COMPARED)}
     for key in ("ksr@1", "ksr@3", "ksr@5", "top1", "top3"):
         assert clean["off"][key] == out[key]
         assert 0 <= clean["on"][key] <= 1
@@ -63,9 +64,20 @@ def test_every_word_corrupted_and_the_table(tiny_model: Path):
     out = run_eval(tiny_model, "--typos", "1", "--typo-seed", "3")
     typos = out["typos"]
     assert typos["corrupted"] == typos["eligible"] > 25
-    # --typos alone types in corrections on only.
-    assert set(typos["nextword"]) == {"on"} and set(out["corrections"]) == {"on"}
-    assert out["corrections"]["on"]["ksr@3"] == out["ksr@3"]
+    # --typos alone types with corrections off and on, and on at two other thresholds
+    # of the gate (the tiny model has no fit: COMPARED), on the same words.
+    modes = {"off", "on", *(f"on@{t:g}" for t in COMPARED)}
+    assert set(typos["nextword"]) == modes and set(out["corrections"]) == modes
+    assert out["corrections"]["off"]["ksr@3"] == out["ksr@3"]
+    gate = typos["gate"]
+    assert set(gate) == modes - {"off"} and gate["on"]["threshold"] == DEFAULT_GATE
+    for mode, figures in gate.items():
+        # The clean popups that held a correction, and the misspellings corrected.
+        assert figures["inword_corrected"] == out["corrections"][mode]["inword_corrected"]
+        assert figures["correction@3"] == typos["nextword"][mode]["correction@3"]
+    # A gate that opens more often shows more corrections on clean text.
+    loose, strict = (gate[f"on@{t:g}"]["inword_corrected"] for t in COMPARED)
+    assert loose >= gate["on"]["inword_corrected"] >= strict
     # Uncorrected, every mistake costs: a word can only be taken before its mistake.
     # (Corrected, it need not: a correction may come sooner than the completion did.)
     both = run_eval(tiny_model, "--typos", "1", "--typo-seed", "3", "--corrections", "both")
@@ -80,6 +92,7 @@ def test_every_word_corrupted_and_the_table(tiny_model: Path):
     assert "typos at 20% (seed 1):" in table
     for row in ("nextword (off)", "nextword (on)", "hunspell", "symspell"):
         assert f"    {row}" in table, table
+    assert "correction gate (threshold" in table and "(on@0.9)" in table
 
 
 def test_the_bundled_model_corrects_what_prediction_alone_misses():

@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from nextword.data.misspellings import is_reserved, parse
 from nextword.engine.corrections import (
     KINDS,
     NEIGHBOURS,
+    CorrectionGate,
     Corrector,
+    DeletionIndex,
     ErrorModel,
-    WordList,
+    Spelling,
+    cased,
     classify,
+    deletes,
     edits,
-    two_edits,
+    pair_kinds,
+    typed_case,
 )
 from nextword.engine.loader import MODELS_DIR
 
@@ -42,11 +48,50 @@ def test_each_kind_of_mistake_is_explained() -> None:
     assert "recies" not in explained and "recie" not in explained
 
 
-def test_capitals_stay_capitals() -> None:
+def test_case_is_read_once_and_put_back() -> None:
     assert "The" in dict(edits("Teh"))
-    # A capitalised typo finds the word the lexicon holds in lower case.
-    corrector = Corrector(["compulsive"], ErrorModel({k: 1e-3 for k in KINDS}))
-    assert "compulsiv" in corrector.intended("Compulsv")
+    assert [typed_case(t) for t in ("teh", "Teh", "TEH", "tEh", "T")] == [
+        "lower", "capital", "upper", None, "capital"
+    ]  # fmt: skip
+    assert cased("compulsive", "capital") == "Compulsive" and cased("NASA", "capital") == "Nasa"
+    assert cased("McDonald", "capital") == "McDonald" and cased("the", "upper") == "THE"
+    # The corrector reads lower case; the words come back in the case typed, and a
+    # capitalised word the lexicon holds in lower case too is that word.
+    words = sorted(["The", "compulsive", "gentlemen", "the", "London"])
+    corrector = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}))
+    dense = np.full(len(words), 0.2)
+    found = corrector.corrections(
+        "Compulsv", dense, 5, typed_word=0.0, typed_mass=0.0, gate=CorrectionGate(0.0)
+    )
+    assert list(found.words) == ["Compulsive"]
+    for typed, meant in (("GEENTLEMEN", "GENTLEMEN"), ("teh", "the"), ("lodnon", "London")):
+        found = corrector.corrections(
+            typed, dense, 5, typed_word=0.0, typed_mass=0.0, gate=CorrectionGate(0.0)
+        )
+        assert meant in found.words, (typed, found)
+    teh = corrector.corrections("teh", dense, 5, typed_word=0, typed_mass=0, gate=CorrectionGate(0))
+    assert "The" not in teh.words and teh.words["the"] == pytest.approx(2 * 0.2 * 1e-3)
+    # Mixed case is an identifier: never corrected.
+    none = corrector.corrections(
+        "tEh", dense, 5, typed_word=0, typed_mass=0, gate=CorrectionGate(0)
+    )
+    assert none.words == {} and none.mass == 0
+
+
+def test_identifiers_are_no_corrections_for_prose(tmp_path) -> None:
+    """The lexicon's words that the general-English list lacks only code writes."""
+    path = tmp_path / "spelling.txt"
+    path.write_text("handle\t1e-05\nhands\t2e-05\nupstairs\t7e-06\n")
+    words = sorted(["handle", "hands", "hasname", "has", "hasn't"])
+    spelling = Spelling.read(path, set(words))
+    corrector = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}), spelling)
+    assert dict(zip(words, corrector.prose, strict=True)) == {
+        "handle": True, "hands": True, "has": True, "hasn't": True, "hasname": False,
+    }  # fmt: skip
+    found = corrector.corrections(
+        "hasnsme", np.full(len(words), 0.2), 5, typed_word=0, typed_mass=0, gate=CorrectionGate(0)
+    )
+    assert "hasname" not in found.words
 
 
 def test_classify_reads_one_edit() -> None:
@@ -77,46 +122,95 @@ def test_a_broken_error_model_corrects_nothing(tmp_path) -> None:
     path.write_text("{not json")
     model = ErrorModel.read(path)
     assert model.rates == {}
-    assert Corrector(["receive"], model).intended("recie") == {}
+    assert Corrector(["receive"], model).intended("recie") == ()
 
 
 def test_intended_prefixes_are_known_ones() -> None:
     words = sorted(["address", "addresses", "receive", "received", "the", "then"])
     corrector = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}))
     # A swap, or a stray "i" after "rece" (equal rates here; the fitted ones favour the swap).
-    assert set(corrector.intended("recie")) == {"recei", "rece"}
-    assert "addres" in corrector.intended("adres")
-    assert corrector.intended("th") == {}  # too short to call a mistake
+    assert set(dict(corrector.intended("recie"))) == {"recei", "rece"}
+    assert "addres" in dict(corrector.intended("adres"))
+    assert corrector.intended("th") == ()  # too short to call a mistake
     # Nothing one edit away starts a word, but "th" with a stray "e" (`insert_other`).
-    assert corrector.intended("the") == {"th": 1e-3}
+    assert dict(corrector.intended("the")) == {"th": 1e-3}
 
 
 def test_two_edits_are_searched_only_where_the_prefix_starts_no_word() -> None:
     words = sorted(["motor", "motors", "mote", "motel", "recover", "recovery", "record"])
     corrector = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}, pair_factor=10.0))
     # "recorev": two letters written for each other (r for v, v for r), past "reco".
-    assert corrector.intended("recorev")["recove"] == pytest.approx(1e-3 * 1e-3 * 10)
+    assert dict(corrector.intended("recorev"))["recove"] == pytest.approx(1e-3 * 1e-3 * 10)
     # "moteu": a vowel for another and a stray letter; one edit finds "mote" too.
-    found = corrector.intended("moteu")
+    found = dict(corrector.intended("moteu"))
     assert found["mote"] == 1e-3 and found["moto"] == pytest.approx(1e-5)
     # A prefix that starts a word is not searched twice over: "moto" is one edit from
     # "mote" and "moto" itself, two from "motel".
-    assert "motel" not in corrector.intended("moto")
+    assert "motel" not in dict(corrector.intended("moto"))
     # Without a fitted factor there are no two-edit corrections.
     plain = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}))
-    assert "recove" not in plain.intended("recorev")
+    assert "recove" not in dict(plain.intended("recorev"))
 
 
-def test_the_two_edit_search_keeps_the_first_letter_and_finds_every_pair() -> None:
-    words = WordList(sorted(["definitely", "recover", "brown", "crown"]))
-    assert words.next_letters("re") == ["c"] and words.next_letters("") == list("bcdr")
-    found = {intended for intended, _, _ in two_edits("definatly", words)}
-    assert "definitely" in found  # a for i, and the e left out
-    assert {intended for intended, _, _ in two_edits("xrowm", words)} == set()  # "x" stays
+def test_two_edits_keep_the_first_letter_and_find_every_pair() -> None:
+    assert pair_kinds("definatly", "definitely") == [("substitute_vowel", "omit")]
+    assert pair_kinds("xrowm", "brown") == []  # "x" stays
+    assert ErrorModel({k: 1e-3 for k in KINDS}, 10.0).weight("teh", "the", two=True) == 1e-3
     # r for v and v for r; or the r struck early, then "ev" for "ve" (the prefix "recove").
-    found = set(two_edits("recorev", words))
-    assert ("recover", "substitute_other", "substitute_other") in found
-    assert ("recove", "insert_adjacent", "transpose") in found
+    assert ("substitute_other", "substitute_other") in pair_kinds("recorev", "recover")
+    assert ("insert_adjacent", "transpose") in pair_kinds("recorev", "recove")
+    # One edit and a completion is no pair: "recie" is "recei" swapped, then "v" to
+    # come, not a swap and a "v" left out.
+    assert ("transpose", "omit") not in pair_kinds("recie", "receiv")
+
+
+def test_the_deletion_index_finds_every_prefix_within_two_edits() -> None:
+    """Against a brute force over every prefix of a word list, typed prefixes short and
+    longer than the index's letters (where the words found are read further)."""
+    words = sorted(
+        ["accommodation", "accommodate", "accompany", "beginning", "begin", "weird", "wired",
+         "receive", "recover", "record", "government", "governor", "internationally"]
+    )  # fmt: skip
+    model = ErrorModel({k: 1e-3 for k in KINDS}, pair_factor=10.0)
+    corrector = Corrector(words, model)
+    prefixes = {w[:n] for w in words for n in range(1, len(w) + 1)}
+    for typed in ("acomodat", "accomodation", "begining", "wierd", "recie", "goverment",
+                  "internationaly", "inetrnationally", "govenrment", "acommodation"):  # fmt: skip
+        two = not corrector.starts_word(typed)
+        expected = {p for p in prefixes if model.weight(typed, p, two=two) > 0}
+        assert set(dict(corrector.intended(typed))) == expected, typed
+
+
+def test_the_index_is_built_once_then_mapped(tmp_path) -> None:
+    words = ["begin", "beginning", "weird"]
+    built = DeletionIndex.cached(words, tmp_path)
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert len(files) == 3 and all(f.endswith(".npy") for f in files)
+    mapped = DeletionIndex.cached(words, tmp_path)
+    assert isinstance(mapped.keys.base, np.memmap) or isinstance(mapped.keys, np.memmap)
+    assert np.array_equal(built.keys, mapped.keys) and np.array_equal(built.ids, mapped.ids)
+    # Another word list is another index; a directory that cannot be written, none.
+    DeletionIndex.cached(["other"], tmp_path)
+    assert len(list(tmp_path.iterdir())) == 6
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    assert len(DeletionIndex.cached(words, blocked / "sub").keys) == len(built.keys)
+    assert ("bgin", 1) in deletes("begin", 1) and ("bin", 2) in deletes("begin", 2)
+
+
+def test_the_gate_opens_where_a_mistake_is_likely() -> None:
+    gate = CorrectionGate(0.5)
+    assert gate.opens(0.0, 1e-9) and not gate.opens(0.0, 0.0)
+    assert gate.opens(1e-4, 1e-4) and not gate.opens(1e-3, 1e-4)
+    assert CorrectionGate(0.0).opens(1.0, 1e-12)
+    words = sorted(["people", "proper", "receive"])
+    corrector = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}))
+    dense = np.array([0.3, 0.3, 0.3])
+    # "peop" starts a likely word: shut, and the share tells how little a mistake explains.
+    shut = corrector.corrections("peop", dense, 5, typed_word=0, typed_mass=0.3, gate=gate)
+    assert shut.words == {} and shut.share < 0.01
+    opened = corrector.corrections("recie", dense, 5, typed_word=0, typed_mass=0.0, gate=gate)
+    assert list(opened.words) == ["receive"] and opened.share == 1.0
 
 
 def test_reserved_entries_are_never_read() -> None:
@@ -131,12 +225,11 @@ def test_reserved_entries_are_never_read() -> None:
 
 
 def test_the_spelling_list_leaves_out_the_lexicons_words_and_keeps_order(tmp_path) -> None:
-    from nextword.engine.corrections import Spelling
-
     path = tmp_path / "spelling.txt"
     path.write_text("upstairs\t7e-06\nlondon\t2e-04\nbedroom\t3e-05\nbedrooms\t1e-05\nbad line\n")
     spelling = Spelling.read(path, {"London", "the"})  # the lexicon holds London capitalised
     assert spelling.words == ["bedroom", "bedrooms", "upstairs"]
+    assert spelling.shared == {"london"}  # the lexicon's words the list holds
     assert spelling.frequency("upstairs") == 7e-06 and spelling.frequency("up") == 0.0
     found, total = spelling.completions("bedr", 1)
     assert found == {"bedroom": 3e-05} and total == pytest.approx(4e-05)

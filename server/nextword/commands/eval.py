@@ -18,6 +18,7 @@ import numpy as np
 from nextword.data.documents import chinese_spans, read_documents
 from nextword.data.textfiles import check_text_file
 from nextword.engine import REFINED_LETTERS
+from nextword.engine.corrections import CorrectionGate, compared_thresholds
 from nextword.errors import CommandError
 from nextword.evaluation.phrases import (
     EXACT_N,
@@ -85,7 +86,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--corrections",
         choices=sorted(MODES),
         help="nextword's typo corrections: off, on, or both compared on the same text "
-        "(default: off; on with --typos)",
+        "(default: off; both with --typos, and on at the two other gate thresholds the "
+        "model's corrections.json names, for the trade-off of docs/CORRECTIONS.md)",
     )
     parser.add_argument(
         "--phrases",
@@ -150,15 +152,23 @@ def run(args: argparse.Namespace) -> int:
     if args.phrase_threshold is not None:
         main.phrase_threshold = main.in_word_phrase_threshold = args.phrase_threshold
 
-    def nextword_predictor(correct: bool) -> Callable[[], Predict]:
+    def nextword_predictor(gate: CorrectionGate | None) -> Callable[[], Predict]:
         def make() -> Predict:
-            return _Predict(engine.decider(), correct)
+            return _Predict(engine.decider(gate=gate), gate is not None)
 
         return make
 
-    # The correction modes nextword runs in; the first is the one reported on top.
-    wanted_modes = args.corrections or ("on" if args.typos is not None else None)
-    modes = {m: nextword_predictor(m == "on") for m in MODES[wanted_modes or "off"]}
+    # The correction modes nextword runs in; the first is the one reported on top. With
+    # typos, corrections on at other gate thresholds too: the trade-off between clean
+    # popups and corrected misspellings, on the same words.
+    wanted_modes = args.corrections or ("both" if args.typos is not None else None)
+    gates: dict[str, CorrectionGate | None] = {
+        m: main.gate if m == "on" else None for m in MODES[wanted_modes or "off"]
+    }
+    if args.typos is not None and "on" in gates:
+        for threshold in compared_thresholds(main.loaded.path / "corrections.json"):
+            gates[f"on@{threshold:g}"] = CorrectionGate(threshold)
+    modes = {m: nextword_predictor(gate) for m, gate in gates.items()}
     predictors: dict[str, Callable[[], Predict]] = {"nextword": next(iter(modes.values()))}
     cjk_predictors: dict[str, Callable[[], Predict]] = {}
     notes: list[str] = []
@@ -210,6 +220,8 @@ def run(args: argparse.Namespace) -> int:
     for result in results:
         result["backend"] = backend
         result["model"] = str(engine.loaded.path)
+        if "typos" in result:
+            result["typos"]["gate"] = _gate_tradeoff(result, gates)
         if "phrases" in result:
             result["phrases"]["threshold"] = main.phrase_threshold
             result["phrases"]["in_word_threshold"] = main.in_word_phrase_threshold
@@ -227,14 +239,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 class _Predict:
-    """One document's decider as the typist asks it: the candidates' words; between
-    keys, the refinement the server's worker runs there (`Decider.refine`)."""
+    """One document's decider as the typist asks it: the candidates' words, and whether
+    one was a correction (`MarksCorrections`); between keys, the refinement the
+    server's worker runs there (`Decider.refine`)."""
 
     def __init__(self, decider: Any, correct: bool):
         self.decider, self.correct = decider, correct
+        self.corrected = False
 
     def __call__(self, context: str, prefix: str, k: int) -> list[str]:
-        return [c.text for c in self.decider.decide(context, prefix, k, correct=self.correct)]
+        found = self.decider.decide(context, prefix, k, correct=self.correct)
+        self.corrected = any(c.correction for c in found)
+        return [c.text for c in found]
 
     def between_keys(self, context: str, prefix: str) -> None:
         if len(prefix) <= REFINED_LETTERS:
@@ -289,6 +305,24 @@ def _training_files(engine: Any, corpus: Path) -> list[Path]:
             f"{fix} or pass --train FILE..."
         )
     return [corpus / "train" / f"{s}.txt" for s in sources]
+
+
+def _gate_tradeoff(
+    result: dict[str, Any], gates: dict[str, CorrectionGate | None]
+) -> dict[str, dict[str, float]]:
+    """Per correction mode with a gate: its threshold, the share of in-word answers on
+    the clean text that held a correction, and the misspellings corrected."""
+    out = {}
+    for mode, gate in gates.items():
+        clean, typed = result["corrections"].get(mode), result["typos"]["nextword"].get(mode)
+        if gate is None or clean is None or typed is None:
+            continue
+        out[mode] = {
+            "threshold": gate.threshold,
+            "inword_corrected": clean.get("inword_corrected", 0.0),
+            **{f"correction@{k}": typed[f"correction@{k}"] for k in KS},
+        }
+    return out
 
 
 def _typo_run(rate: float, seed: int, notes: list[str], stack: ExitStack) -> TypoRun:
@@ -409,6 +443,8 @@ def _print_corrections(figures: dict[str, dict[str, Any]], ks: list[int]) -> Non
     cols = [f"ksr@{k}" for k in ks] + ["top1", "top3"]
     for mode, q in figures.items():
         values = ", ".join(f"{c} {q[c]:.4f}" for c in cols)
+        if "inword_corrected" in q:
+            values += f"; in-word answers with a correction {q['inword_corrected']:.2%}"
         print(f"  clean text, corrections {mode + ':':<4} {values}")
         for part, label in (("word", "word spans"), ("chinese", "Chinese spans")):
             if part in q.get("parts", {}):
@@ -424,6 +460,7 @@ def _print_typos(typos: dict[str, Any], ks: list[int]) -> None:
     )
     rows = [(f"nextword ({mode})", q) for mode, q in typos["nextword"].items()]
     rows += list(typos["spellers"].items())
+    width = max(16, *(len(name) for name, _ in rows))
     for name, q in rows:
         parts = [", ".join(f"correction@{k} {q[f'correction@{k}']:.4f}" for k in ks)]
         if "before_mistake@1" in q:  # nextword's own figures
@@ -432,7 +469,13 @@ def _print_typos(typos: dict[str, Any], ks: list[int]) -> None:
                 + ", ".join(f"@{k} {q[f'before_mistake@{k}']:.4f}" for k in ks)
             )
             parts.append("corrupted text " + ", ".join(f"ksr@{k} {q[f'ksr@{k}']:.4f}" for k in ks))
-        print(f"    {name:<16} " + "; ".join(parts))
+        print(f"    {name:<{width}} " + "; ".join(parts))
+    if typos.get("gate"):
+        print("  correction gate (threshold: clean in-word answers holding a correction; "
+              "misspellings corrected):")  # fmt: skip
+        for mode, g in typos["gate"].items():
+            rates = ", ".join(f"correction@{k} {g[f'correction@{k}']:.4f}" for k in ks)
+            print(f"    {g['threshold']:<8g} ({mode}): {g['inword_corrected']:.2%}; {rates}")
 
 
 def _print_phrases(figures: dict[str, Any], ks: list[int], backend: str) -> None:

@@ -23,7 +23,8 @@ import numpy as np
 
 from nextword.engine.boundary import Boundary
 from nextword.engine.components import Candidate, Component, Components, following, repeat_rate
-from nextword.engine.filtering import filter_words
+from nextword.engine.corrections import CorrectionGate
+from nextword.engine.filtering import filter_words, mistake_share
 from nextword.engine.personal import PersonalStore, last_word
 from nextword.engine.scorer import Scorer
 from nextword.engine.tokensearch import spell_words
@@ -74,6 +75,7 @@ class BoundaryDecider:
         top_k: int = 50,
         seed: int | None = None,
         store: PersonalStore | None = None,
+        gate: CorrectionGate | None = None,
     ):
         """Args:
         model: the loaded model; the decider runs it on a KV cache of its own.
@@ -84,6 +86,8 @@ class BoundaryDecider:
         phrase_thresholds: the least score of a phrase worth showing, at a word
             start and in a word (`Engine.phrase_threshold`); None: no phrases there.
         store: the user's own words (personal.py); None while learning is off.
+        gate: when to correct a typed prefix (corrections.py; the engine's fitted
+            one; a fit hands each decider the gate it tries).
         """
         if window_tokens < 8:
             raise ValueError("window_tokens must be at least 8")
@@ -97,6 +101,7 @@ class BoundaryDecider:
         self.top_k = max(1, int(top_k))
         self.stats = DeciderStats()
         self.mixture = mixture
+        self.gate = gate or CorrectionGate()
         self._scorer = Scorer(model.model)
         self._doc = tables.document()
         self._anchor = 0  # character offset where the token window starts
@@ -377,7 +382,14 @@ class BoundaryDecider:
         self, boundary: Boundary, prefix: str, n: int, correct: bool = False, typed: bool = False
     ) -> list[Candidate]:
         """The `n` likeliest words of `boundary` for `prefix` (filtering.py)."""
-        return filter_words(boundary, prefix, n, self.tables, correct=correct, typed=typed)
+        gate = self.gate if correct else None
+        return filter_words(boundary, prefix, n, self.tables, correct=gate, typed=typed)
+
+    def mistake_share(self, context: str, prefix: str) -> float | None:
+        """How likely `prefix` holds a typing mistake after `context` (the share the
+        correction gate weighs); None with no decision made there."""
+        boundary = self._cached(context)
+        return None if boundary is None else mistake_share(boundary, prefix, self.tables)
 
     def _order(self, ranked: list[Candidate], k: int) -> list[Candidate]:
         """Best first at temperature 0; otherwise a draw without replacement."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from nextword.blas import set_inference_threads
-from nextword.engine.corrections import ErrorModel
+from nextword.engine.corrections import CorrectionGate, ErrorModel
 from nextword.engine.decider import Decider
 from nextword.engine.genres import load_ngram
 from nextword.engine.lexicon import load_lexicon
@@ -54,6 +54,9 @@ class Engine:
         # run higher there: a threshold of its own, fitted for the same precision.
         self.phrase_threshold: float | None = None
         self.in_word_phrase_threshold: float | None = None
+        # When a typed prefix is corrected at all, fitted on dev text
+        # (training/correction_fit.py).
+        self.gate = CorrectionGate()
 
     @classmethod
     def load(cls, model: str | Path | None = None, *, warmup: bool = True) -> Engine:
@@ -84,6 +87,7 @@ class Engine:
         engine = cls(loaded, tables, mixture)
         thresholds = read_phrase_thresholds(loaded.path / "phrases.json")
         engine.phrase_threshold, engine.in_word_phrase_threshold = thresholds
+        engine.gate = CorrectionGate.read(loaded.path / "corrections.json")
         if warmup:
             engine.warmup()
         release_cached_buffers()
@@ -99,8 +103,10 @@ class Engine:
         seed: int | None = None,
         store: PersonalStore | None = None,
         mixture: Mixture | None = None,
+        gate: CorrectionGate | None = None,
     ) -> Decider:
-        """A decider for one document; `mixture` replaces the fitted weights (fits)."""
+        """A decider for one document; `mixture` and `gate` replace the fitted weights
+        and correction gate (fits)."""
         return Decider(
             self.loaded,
             self.tables,
@@ -112,6 +118,7 @@ class Engine:
             top_k=top_k,
             seed=seed,
             store=store,
+            gate=gate or self.gate,
         )
 
     def warmup(self) -> None:

@@ -1,5 +1,6 @@
 """In-word filtering: the words of a boundary's distribution that start with the typed
-prefix, and, with corrections on, the words a misspelled prefix stands for.
+prefix, and, with corrections on, the words a misspelled prefix stands for where the
+gate (corrections.py) finds the prefix unlikely as typed.
 
 Never a model call: a tenth of a millisecond of numpy over the cached distribution
 (boundary.py), which is why the server answers keystrokes inside a word with it.
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nextword.engine.components import Candidate
-from nextword.engine.corrections import MIN_TYPED, SPELLING_MIN_TYPED
+from nextword.engine.corrections import MIN_TYPED, CorrectionGate
 
 if TYPE_CHECKING:
     from nextword.engine.boundary import Boundary
@@ -25,12 +26,13 @@ def filter_words(
     n: int,
     tables: WordTables,
     *,
-    correct: bool = False,
+    correct: CorrectionGate | None = None,
     typed: bool = False,
 ) -> list[Candidate]:
     """The `n` most probable words starting with `prefix`, from the cached distribution;
-    with `correct`, and words one typing mistake away (corrections.py) among them;
-    with `typed`, the prefix itself as a word among them (no completion, but a guess).
+    with `correct`, and the words it misspells (corrections.py) among them where that
+    gate opens; with `typed`, the prefix itself as a word among them (no completion,
+    but a guess).
 
     The word start's candidates are kept with the boundary: every reader of a
     decision (the popup, the ghost text, the phrase search) asks for them.
@@ -38,19 +40,60 @@ def filter_words(
     if not prefix:
         starts = boundary.starts
         if starts is None or starts[0] < n:
-            starts = n, _words(boundary, "", n, tables, False, False)
+            starts = n, _words(boundary, "", n, tables, None, False)
             boundary.starts = starts
         return starts[1][:n]
     return _words(boundary, prefix, n, tables, correct, typed)
 
 
+def mistake_share(boundary: Boundary, prefix: str, tables: WordTables) -> float:
+    """How likely `prefix` holds a typing mistake here: the share the correction gate
+    weighs (`CorrectionGate`), 0 where the tables correct nothing."""
+    corrector = tables.corrector
+    if corrector is None or not prefix:
+        return 0.0
+    _, typed_word, mass = _typed(boundary, prefix, 1, tables, True, False)
+    found = corrector.corrections(
+        prefix, boundary.dense, 1, typed_word=typed_word, typed_mass=mass, gate=CorrectionGate(0.0)
+    )
+    return found.share
+
+
 def _words(
-    boundary: Boundary, prefix: str, n: int, tables: WordTables, correct: bool, typed: bool
+    boundary: Boundary,
+    prefix: str,
+    n: int,
+    tables: WordTables,
+    correct: CorrectionGate | None,
+    typed: bool,
 ) -> list[Candidate]:
     if not prefix:
         own = tables.start_candidates(boundary.dense, n, boundary.context)
         if own is not None:
             return own
+    found, typed_word, mass = _typed(boundary, prefix, n, tables, correct is not None, typed)
+    corrections: dict[str, float] = {}
+    corrector = tables.corrector
+    if correct is not None and corrector is not None and prefix:
+        fixed = corrector.corrections(
+            prefix, boundary.dense, n, typed_word=typed_word, typed_mass=mass, gate=correct
+        )
+        corrections = fixed.words
+        if corrections:
+            mass += fixed.mass
+    mass = mass or 1.0
+    merged = [(word, p, False) for word, p in found.items()]
+    merged += [(word, p, True) for word, p in corrections.items()]
+    merged.sort(key=lambda item: (-item[1], item[0]))
+    return [Candidate(word, p / mass, fix) for word, p, fix in merged[:n]]
+
+
+def _typed(
+    boundary: Boundary, prefix: str, n: int, tables: WordTables, spelling: bool, typed: bool
+) -> tuple[dict[str, float], float, float]:
+    """The `n` likeliest words that start with `prefix`, the prefix's own probability
+    as a word, and the probability of every word that starts with it (A); with
+    `spelling`, the words of general English complete a prefix the tables do not know."""
     lex = tables.lexicon
     lo, hi = lex.prefix_range(prefix)
     probs = boundary.dense[lo:hi]
@@ -70,7 +113,7 @@ def _words(
     # What the token search found for a shorter prefix is only part of its mass.
     mass += sum(rest for p, rest in boundary.unspelled.items() if prefix.startswith(p))
     corrector = tables.corrector
-    if correct and mass == 0 and len(prefix) >= MIN_TYPED and corrector is not None:
+    if spelling and mass == 0 and len(prefix) >= MIN_TYPED and corrector is not None:
         # Nothing the tables know starts so: the words of general English that do
         # ("upstai": upstairs), by their frequency in running text, before the
         # token search spells out a new word.
@@ -79,51 +122,4 @@ def _words(
         if not typed:
             known.pop(prefix, None)  # typed in full: no completion
         found.update(known)
-    corrections: dict[str, float] = {}
-    if correct:
-        corrections, corrected_mass = _corrections(boundary, prefix, n, tables, typed_word)
-        mass += corrected_mass
-    mass = mass or 1.0
-    merged = [(word, p, False) for word, p in found.items()]
-    merged += [(word, p, True) for word, p in corrections.items()]
-    merged.sort(key=lambda item: (-item[1], item[0]))
-    return [Candidate(word, p / mass, fix) for word, p, fix in merged[:n]]
-
-
-def _corrections(
-    boundary: Boundary, typed: str, n: int, tables: WordTables, typed_word: float
-) -> tuple[dict[str, float], float]:
-    """Words one edit (or two) from `typed`, weighed P(word | context) * P(typed | word), and
-    the weight of all the words their prefixes hold (for the normalisation).
-
-    A correction must outweigh the typed text read as a word of its own: a rare
-    word typed right is not corrected into a common one. Words beyond the lexicon
-    (`Spelling`) have no probability in context: their frequency in running text
-    stands in for it, so they win only where no word the model knows explains
-    the typing as well.
-    """
-    corrector = tables.corrector
-    if corrector is None:
-        return {}, 0.0
-    lex, spelling = tables.lexicon, corrector.spelling
-    typed_word = max(typed_word, spelling.frequency(typed.lower()))
-    sources = [(lex.words, lex.prefix_range, boundary.dense)]
-    if len(typed) >= SPELLING_MIN_TYPED:
-        sources.append((spelling.words, spelling.prefix_range, spelling.freqs))
-    out: dict[str, float] = {}
-    mass = 0.0
-    for prefix, rate in corrector.intended(typed).items():
-        for words, prefix_range, weights in sources:
-            lo, hi = prefix_range(prefix)
-            if lo == hi:
-                continue  # most explanations start words in one list, not both
-            probs = weights[lo:hi]
-            mass += rate * float(probs.sum())
-            top = np.argpartition(-probs, n)[:n] if len(probs) > n else range(len(probs))
-            for i in top:
-                word, weight = words[lo + i], rate * float(probs[i])
-                if typed[0].isupper() and word[0].islower():
-                    word = word[0].upper() + word[1:]  # as the user wrote it: capitalised
-                if weight > max(typed_word, out.get(word, 0.0)) and not word.startswith(typed):
-                    out[word] = weight
-    return out, mass
+    return found, typed_word, mass

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from nextword.engine.components import Candidate, Component, following, repeat_rate, spread
-from nextword.engine.corrections import Corrector, ErrorModel, Spelling
+from nextword.engine.corrections import Corrector, ErrorModel, Spelling, cache_dir
 from nextword.engine.doclocal import DocumentWords
 from nextword.engine.genres import GenreNGram, GenreWeights
 from nextword.engine.hancache import following as seen_after
@@ -175,7 +175,7 @@ class EnglishTables(WordTables):
     ):
         self.lexicon = lexicon
         self.ngram = ngram
-        self.corrector = Corrector(lexicon.words, errors, spelling)
+        self.corrector = Corrector(lexicon.words, errors, spelling, index_dir=cache_dir())
         # What never opens a document or paragraph unless the document writes it:
         # headings and tags in capitals (NAME, SPDX), and the start of a URL (emails
         # from feeds begin with one).

@@ -65,6 +65,19 @@ class WorksAhead(Protocol):
     def between_keys(self, context: str, prefix: str) -> None: ...
 
 
+@runtime_checkable
+class MarksCorrections(Protocol):
+    """A predictor whose answers may hold corrections (nextword's, corrections on):
+    `corrected` says whether its last answer had one. The typist counts the in-word
+    answers that did (`inword_corrected`): on clean text each is a popup that offered
+    to replace a word typed right."""
+
+    def __call__(self, context: str, prefix: str, k: int) -> list[str]: ...
+
+    @property
+    def corrected(self) -> bool: ...
+
+
 # A context-free speller: up to k suggestions for a whole typed word, best first.
 Suggest = Callable[[str, int], list[str]]
 # Chinese: candidates asked for at each Han position. Only the first MAX_K can be accepted;
@@ -96,6 +109,9 @@ class Tally:
     boundary_ms: list[float] = field(default_factory=list)
     inword_ms: list[float] = field(default_factory=list)
     between_keys_ms: list[float] = field(default_factory=list)  # `WorksAhead`'s work
+    # In-word answers of a predictor that marks its corrections, and those that had one.
+    marked_answers: int = 0
+    corrected_answers: int = 0
     # Typing mistakes: corrupted words, those whose intended word was accepted within
     # the top k, and of those the ones accepted before the mistake was typed.
     corrupted: int = 0
@@ -128,7 +144,15 @@ class Tally:
         if self.han_positions:
             out["nextchar_top1"] = self.nextchar_top1 / self.han_positions
             out["nextchar_top3"] = self.nextchar_top3 / self.han_positions
+        out.update(self.corrected_share())
         return {k: round(v, 4) for k, v in out.items()}
+
+    def corrected_share(self) -> dict[str, float]:
+        """`inword_corrected`: the share of in-word answers that held a correction, for
+        a predictor that marks them (`MarksCorrections`); nothing for the others."""
+        if not self.marked_answers:
+            return {}
+        return {"inword_corrected": round(self.corrected_answers / self.marked_answers, 5)}
 
     def typo_quality(self) -> dict[str, float]:
         """Correction rates and KSR of a run over corrupted text (`type_document` with typos)."""
@@ -267,11 +291,15 @@ def walk(
     up to the first point where it is first (every k accepts there)."""
     ranks: list[int | None] = []
     ahead = predict if isinstance(predict, WorksAhead) else None
+    marks = predict if isinstance(predict, MarksCorrections) else None
     for j in range(points):
         start = time.perf_counter()
         candidates = predict(context, typed[:j], MAX_K)
         elapsed = (time.perf_counter() - start) * 1000
         (tally.boundary_ms if j == 0 else tally.inword_ms).append(elapsed)
+        if marks is not None and j:
+            tally.marked_answers += 1
+            tally.corrected_answers += marks.corrected
         if ahead is not None:
             start = time.perf_counter()
             ahead.between_keys(context, typed[:j])

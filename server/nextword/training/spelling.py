@@ -1,31 +1,38 @@
-"""Build the words corrections may offer beyond the lexicon: models/spelling.txt.
+"""Build the word lists corrections read: models/spelling.txt and models/misspellings.txt.
 
-    python -m nextword.training.spelling [--cache DIR] [--out FILE]
+    python -m nextword.training.spelling [--cache DIR] [--out FILE] [--misspellings FILE]
 
 The corrections (engine/corrections.py) explain a typed prefix as a mistake in the
 prefix of a word the engine knows. The lexicon holds the training text's words, a
 third of them identifiers, so a mistyped "acquiese" had nothing to be corrected to.
-This list holds the words of general English from wordfreq's list (data/wordfreq.py):
+spelling.txt holds the words of general English from wordfreq's list (data/wordfreq.py):
 lower-case words of MIN_LETTERS letters a-z or more, at least MIN_FREQUENCY per word of
 running text, less misspellings: web text writes "recieved" and "adress" often enough
-for wordfreq to list them. Out go the misspellings in codespell's allowed part, and
-any word one typing mistake (engine/corrections.py's kinds) from a word TYPO_RATIO
-times as frequent: that it is written at all is most likely the mistake. The engine
-drops the words its own lexicon holds when it loads the list (the model ranks those
-in context).
+for wordfreq to list them. Out go the misspellings in codespell's allowed part, any
+word one typing mistake (engine/corrections.py's slips) from a word TYPO_RATIO times as
+frequent, and any that a doubled letter struck where none is and one left out where
+one is turn a word TWO_TYPO_RATIO times as frequent into ("tommorow", "sooo"): that it
+is written at all is most likely the mistake. The engine drops the words its
+own lexicon holds when it loads the list (the model ranks those in context), and
+takes the lexicon's words the list holds for its prose (the rest are identifiers,
+never corrections). Lines `word<TAB>frequency`, sorted by word.
 
-Lines `word<TAB>frequency`, sorted by word.
+misspellings.txt holds codespell's allowed misspellings (data/misspellings.py), lower
+case, one a line, sorted: no completion, correction or phrase ever offers one unless
+the user wrote it (engine/offered.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+from collections import defaultdict
 from pathlib import Path
 
-from nextword.data.misspellings import allowed_pairs
+from nextword.data.misspellings import CODESPELL, allowed_pairs
+from nextword.data.misspellings import LICENSE as CODESPELL_LICENSE
 from nextword.data.wordfreq import LICENSE, WORDFREQ, english_frequencies
-from nextword.engine.corrections import SLIPS, edits
+from nextword.engine.corrections import SLIPS, deletes, edits, pair_kinds
 from nextword.engine.loader import MODELS_DIR
 
 # One in ten million words: about the rarest a typist writes in a year of email,
@@ -34,12 +41,18 @@ MIN_FREQUENCY = 1e-7
 MIN_LETTERS = 4  # the typos the evaluator makes and the corrector reads start at three
 # "recieved" (4e-7) beside "received" (5e-5); "lose" and "loose" are within 3x.
 TYPO_RATIO = 20.0
+# "tommorow" (2e-7) beside "tomorrow" (7e-5). Any two slips, at this ratio, took out
+# 5,000 of the list's words ("abode", "furthest", "inedible"); the doubled letters
+# alone take out 29, most of them drawn-out words ("sooo", "yesss").
+TWO_TYPO_RATIO = 100.0
+DOUBLES = ("insert_double", "omit_double")
 DEFAULT_OUT = MODELS_DIR / "spelling.txt"
+DEFAULT_MISSPELLINGS = MODELS_DIR / "misspellings.txt"
 _WORD = re.compile(r"[a-z]+")
 
 
 def select(frequencies: dict[str, float], misspellings: set[str]) -> dict[str, float]:
-    return {
+    listed = {
         word: freq
         for word, freq in frequencies.items()
         if freq >= MIN_FREQUENCY
@@ -48,6 +61,8 @@ def select(frequencies: dict[str, float], misspellings: set[str]) -> dict[str, f
         and word not in misspellings
         and not looks_mistyped(word, freq, frequencies)
     }
+    twice = two_slips_from_commoner(listed, frequencies)
+    return {word: freq for word, freq in listed.items() if word not in twice}
 
 
 def looks_mistyped(word: str, freq: float, frequencies: dict[str, float]) -> bool:
@@ -59,17 +74,45 @@ def looks_mistyped(word: str, freq: float, frequencies: dict[str, float]) -> boo
     )
 
 
+def two_slips_from_commoner(words: dict[str, float], frequencies: dict[str, float]) -> set[str]:
+    """The words of `words` that two slips of doubled letters turn a word TWO_TYPO_RATIO
+    times as frequent into, found SymSpell's way: the commoner words filed under their
+    deletes of up to two letters, each word looked up by its own."""
+    floor = TWO_TYPO_RATIO * min(words.values(), default=1.0)
+    filed: dict[str, list[str]] = defaultdict(list)
+    for word, freq in frequencies.items():
+        if freq >= floor and _WORD.fullmatch(word):
+            for rest, _ in deletes(word, 2):
+                filed[rest].append(word)
+    out = set()
+    for word, freq in words.items():
+        near = {w for rest, _ in deletes(word, 2) for w in filed.get(rest, ())}
+        for intended in near:
+            if frequencies[intended] >= TWO_TYPO_RATIO * freq and any(
+                a in DOUBLES and b in DOUBLES for a, b in pair_kinds(word, intended)
+            ):
+                out.add(word)
+                break
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m nextword.training.spelling")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache/nextword/sources")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--misspellings", type=Path, default=DEFAULT_MISSPELLINGS)
     args = parser.parse_args(argv)
     cache = args.cache
-    misspellings = {wrong for wrong, _ in allowed_pairs(cache)}
+    misspellings = {wrong.lower() for wrong, _ in allowed_pairs(cache)}
     chosen = select(english_frequencies(cache), misspellings)
     lines = [f"{word}\t{freq:.3g}" for word, freq in sorted(chosen.items())]
     args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"{len(lines):,} words from PyPI {WORDFREQ} ({LICENSE}) -> {args.out}")
+    args.misspellings.write_text("\n".join(sorted(misspellings)) + "\n", encoding="utf-8")
+    print(
+        f"{len(misspellings):,} misspellings from PyPI {CODESPELL} ({CODESPELL_LICENSE}, the "
+        f"allowed entries) -> {args.misspellings}"
+    )
     return 0
 
 

@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 from nextword.data.misspellings import CODESPELL, LICENSE, allowed_pairs
-from nextword.engine.corrections import KINDS, classify, placed_edits, prefix_opportunities
+from nextword.engine.corrections import KINDS, classify, edits, prefix_opportunities
 from nextword.engine.loader import MODELS_DIR
 
 # About one word in fifty typed wrong before the typist notices: the order of the
@@ -35,11 +35,11 @@ DEFAULT_OUT = MODELS_DIR / "typos.json"
 
 def is_two_edits(wrong: str, right: str) -> bool:
     """Whether two edits of the model's kinds turn `right` into `wrong` (and one does not).
-    A letter left out at the very end is not among them: `placed_edits` reads the
-    typed text as a prefix."""
+    A letter left out at the very end is not among them: `edits` reads the typed text
+    as a prefix."""
     if abs(len(wrong) - len(right)) > 2 or classify(wrong, right) is not None:
         return False
-    for middle, _, _ in placed_edits(wrong):
+    for middle, _ in edits(wrong):
         if abs(len(middle) - len(right)) <= 1 and classify(middle, right) is not None:
             return True
     return False

@@ -1,0 +1,227 @@
+"""Fit the correction gate: how likely a mistake must be before corrections are offered.
+
+    python -m nextword.training.correction_fit [--model DIR] [--max-words N] [--corpus DIR]
+                                               [--target SHARE]
+
+writes `corrections.json` into the model directory (default: the bundled model), which
+the engine reads (`CorrectionGate`, engine/corrections.py). The figures are the model's
+own: after exporting a new model, fit it again (a few minutes here).
+
+A keyboard corrects what was typed wrong and stays quiet while a likely word is being
+typed. At a typed prefix the gate weighs the two ways to have typed it: a word that
+starts so (A, the words' probability in the boundary's mixed distribution) or a
+mistake in the prefix of another (B, the error model's mass); corrections are offered
+where the mistake's share B / (A + B) reaches the threshold.
+
+At each word of the last `--max-words` words of each dev file (email, wiki, sotu;
+`data.documents.last_words`, so `nextword eval --max-words`, which reads from a file's
+start, measures on other words), after the boundary decision and the refinement the
+server runs between keys:
+
+- clean typing: every prefix of the word as written (one letter to all of them), its
+  mistake share and whether the popup (the top 5, the gate open) would carry a
+  correction;
+- the same word misspelled, in the same context (each word of four letters or more:
+  one of codespell's allowed misspellings of it where it has one, else a synthetic
+  typo, `evaluation.typos.TypoGenerator`, seed 0): at every prefix of the misspelled
+  form, from the word start to the whole of it, the rank of the word meant in the
+  popup with the gate open and shut, and the share.
+
+At a threshold t a clean prefix carries a correction when its share reaches t and the
+open popup has one; a misspelling is corrected at k when some prefix shows the word
+meant in the top k (the gate open there when the share reaches t). The threshold
+fitted is the lowest (so the most misspellings corrected) at which at most `--target`
+of the clean prefixes carry a correction; the file holds the curve beside it, and
+the two thresholds `nextword eval --typos` reports beside the fitted one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nextword.data.documents import is_han_document, last_words, read_documents
+from nextword.data.misspellings import allowed_pairs
+from nextword.engine.corrections import CorrectionGate
+from nextword.engine.refine import REFINED_LETTERS
+from nextword.engine.words import WORD_RE
+from nextword.evaluation.typos import CODESPELL, TypoGenerator, eligible
+from nextword.training.phrase_fit import fit_files, fit_parser
+
+# At most one in-word popup in two hundred on clean text carries a correction: half
+# the issue's 1% bound, since the fit's text is not the text measured.
+DEFAULT_TARGET = 0.005
+DEFAULT_WORDS = 1000  # per file, from its end (eval --max-words reads from the start)
+POPUP = 5  # the candidates a popup shows (the evaluator's k = 5)
+KS = (1, 3)
+# The thresholds whose figures the file lists, beside the fitted one.
+CURVE = (0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
+# The two thresholds `nextword eval --typos` compares with the fitted one: the one fitted
+# for LOOSER times the target (a popup in fifty carrying a correction), and STRICTER
+# (only the surest: below the fitted one, the clean popups with a correction are mostly
+# words no list knows, a name typed right, which no threshold tells from a mistake).
+LOOSER = 4.0
+STRICTER = 0.9
+OPEN = CorrectionGate(0.0)  # every correction found is offered: the fit reads them all
+SEED = 0
+
+
+@dataclass
+class Collected:
+    """What the fit's text showed, by file: the clean prefixes' shares (of those whose
+    open popup carried a correction) and how many there were; per misspelling, by k,
+    the highest share at which it is corrected (inf: corrected with the gate shut too,
+    -inf: never), and its kind."""
+
+    clean: dict[str, list[float]] = field(default_factory=dict)
+    prefixes: dict[str, int] = field(default_factory=dict)
+    typos: dict[str, list[tuple[dict[int, float], str]]] = field(default_factory=dict)
+
+
+def collect(engine: Any, files: Sequence[Path], max_words: int, cache: Path) -> Collected:
+    """Type the files' last `max_words` words clean and misspelled (see the module)."""
+    generator = TypoGenerator(1.0, pairs=allowed_pairs(cache))
+    found = Collected()
+    for path in files:
+        clean = found.clean.setdefault(path.stem, [])
+        typos = found.typos.setdefault(path.stem, [])
+        found.prefixes.setdefault(path.stem, 0)
+        docs = [d for d in last_words(read_documents(path)[0], max_words) if not is_han_document(d)]
+        for doc, corrupted in zip(docs, generator.corrupt(docs, seed=SEED), strict=True):
+            misspelled = {typo.start: typo for typo in corrupted.typos}
+            decider = engine.decider(gate=OPEN)  # per-document state starts empty
+            for match in WORD_RE.finditer(doc):
+                context, word = doc[: match.start()], match.group()
+                for j in range(len(word) + 1):
+                    popup = decider.decide(context, word[:j], POPUP, correct=True)
+                    if j <= REFINED_LETTERS:
+                        decider.refine(context, word[:j])  # as the server does between keys
+                    if j:
+                        found.prefixes[path.stem] += 1
+                        if any(c.correction for c in popup):
+                            clean.append(decider.mistake_share(context, word[:j]))
+                typo = misspelled.get(match.start())
+                if typo is not None and eligible(word):
+                    typos.append((_corrected_at(decider, context, typo.typed, word), typo.kind))
+    return found
+
+
+def _corrected_at(decider: Any, context: str, typed: str, meant: str) -> dict[int, float]:
+    """By k, the highest mistake share at which `meant` is among the top k of the popup
+    at some prefix of `typed` (inf where the gate shut shows it too, -inf where none)."""
+    best = {k: -np.inf for k in KS}
+    for j in range(len(typed) + 1):
+        ranked = decider.decide(context, typed[:j], 50, correct=True)
+        share = decider.mistake_share(context, typed[:j]) if j else 0.0
+        shut = [c.text for c in ranked if not c.correction][:POPUP]
+        shown = [c.text for c in ranked[:POPUP]]
+        for k in KS:
+            if meant in shut[:k]:
+                best[k] = np.inf
+            elif meant in shown[:k]:
+                best[k] = max(best[k], share)
+    return best
+
+
+def clean_share(found: Collected, threshold: float) -> float:
+    """The share of clean in-word prefixes whose popup carries a correction at `threshold`."""
+    shown = sum(int((np.array(v) >= threshold).sum()) for v in found.clean.values())
+    return shown / max(sum(found.prefixes.values()), 1)
+
+
+def corrected(found: Collected, threshold: float, k: int, kind: str | None = None) -> float:
+    """correction@k at `threshold`, of the misspellings of `kind` ("codespell", or the
+    synthetic ones: "synthetic"; None: all)."""
+    ats = [
+        at[k]
+        for typos in found.typos.values()
+        for at, made in typos
+        if kind is None or (made == CODESPELL) == (kind == CODESPELL)
+    ]
+    return sum(a >= threshold for a in ats) / max(len(ats), 1)
+
+
+def fit_threshold(found: Collected, target: float) -> float:
+    """The lowest threshold at which at most `target` of the clean prefixes carry a
+    correction (the shares are the candidates; just above the last one over)."""
+    shares = np.sort(np.concatenate([np.array(v, dtype=float) for v in found.clean.values()]))
+    allowed = int(target * sum(found.prefixes.values()))  # prefixes that may carry one
+    if len(shares) <= allowed:
+        return 0.0
+    return float(np.nextafter(shares[len(shares) - allowed - 1], np.inf))
+
+
+def figures(found: Collected, threshold: float) -> dict[str, float]:
+    out = {"threshold": round(threshold, 6), "clean_share": round(clean_share(found, threshold), 5)}
+    for kind, label in ((CODESPELL, "codespell"), ("synthetic", "synthetic"), (None, "all")):
+        for k in KS:
+            out[f"{label}_correction@{k}"] = round(corrected(found, threshold, k, kind), 4)
+    return out
+
+
+def record(
+    found: Collected, target: float, files: Sequence[Path], max_words: int
+) -> dict[str, Any]:
+    """What corrections.json holds: the threshold, what it achieved, the curve."""
+    threshold = fit_threshold(found, target)
+    compare = [fit_threshold(found, target * LOOSER), STRICTER]
+    typos = [kind for t in found.typos.values() for _, kind in t]
+    return {
+        "threshold": float(f"{threshold:.4g}"),
+        "share_is": "B / (A + B): the error model's mass over it and the typed prefix's (A)",
+        "target_clean_share": target,
+        "fitted": figures(found, threshold),
+        "compare": [float(f"{t:.4g}") for t in compare],
+        "curve": [figures(found, t) for t in CURVE],
+        "clean_prefixes": sum(found.prefixes.values()),
+        "misspellings": {
+            "codespell": typos.count(CODESPELL),
+            "synthetic": len(typos) - typos.count(CODESPELL),
+        },
+        "popup": POPUP,
+        "max_words_per_file": max_words,
+        "files": [str(f) for f in files],
+        "method": "python -m nextword.training.correction_fit (training/correction_fit.py)",
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    from nextword.engine.engine import Engine
+
+    parser = fit_parser("python -m nextword.training.correction_fit", DEFAULT_WORDS)
+    parser.add_argument(
+        "--target",
+        type=float,
+        default=DEFAULT_TARGET,
+        help=f"the most clean in-word popups carrying a correction (default {DEFAULT_TARGET})",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path.home() / ".cache/nextword/sources",
+        help="where codespell's wheel is fetched to",
+    )
+    args = parser.parse_args(argv)
+    if not 0 < args.target < 1:
+        parser.error("--target takes a share in (0, 1)")
+    files = fit_files(parser, args)
+    engine = Engine.load(args.model, warmup=False)
+    found = collect(engine, files, args.max_words, args.cache)
+    fit = record(found, args.target, files, args.max_words)
+    (Path(args.model) / "corrections.json").write_text(json.dumps(fit, indent=2) + "\n")
+    f = fit["fitted"]
+    print(
+        f"threshold {fit['threshold']}: {f['clean_share']:.2%} of {fit['clean_prefixes']} clean "
+        f"prefixes carry a correction; correction@3 {f['codespell_correction@3']:.3f} "
+        f"(codespell) {f['synthetic_correction@3']:.3f} (synthetic)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
