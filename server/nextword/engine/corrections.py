@@ -624,22 +624,16 @@ class Corrector:
             [
                 (w.lower() in shared if shared else w.isalpha())
                 or (len(w) <= SHORT_WORD and w.isalpha())
-                or _CONTRACTION.fullmatch(w) is not None
+                or ("'" in w and _CONTRACTION.fullmatch(w) is not None)
                 for w in words
             ],
             dtype=bool,
         )
-        # The lexicon in lower case, sorted, with each entry's place in the lexicon: one
-        # range holds a prefix in every case ("the", "The", "THE").
-        lowered = [w.lower() for w in words]
-        order = sorted(range(len(words)), key=lowered.__getitem__)
-        self._lower = [lowered[i] for i in order]
-        self._order = np.array(order, dtype=np.int64)
-        self._prose_lower = self.prose[self._order]
-        # What the index holds: the prose words' letters (up to an apostrophe) and the list's.
-        heads = {_letters(lowered[i]) for i in np.flatnonzero(self.prose)}
-        heads.update(self.spelling.words)
-        self._indexed = sorted(h for h in heads if h and _LETTERS.fullmatch(h))
+        # What the index holds: the prose words' letters (up to an apostrophe), lower
+        # case, and the list's.
+        heads = {_letters(w.lower()) for w, prose in zip(words, self.prose, strict=True) if prose}
+        heads.discard("")
+        self._indexed = sorted(heads.union(self.spelling.words))
         self._index = DeletionIndex.cached(self._indexed, index_dir)
         # The popup, the decision and the evaluator ask about the same typed text again.
         self.intended = functools.lru_cache(maxsize=1024)(self._intended)
@@ -757,11 +751,13 @@ class Corrector:
         found: list[tuple[float, float, np.ndarray, Callable[[int], str]]] = []
         mass = 0.0
         for prefix, rate in self.intended(low):
-            lo = bisect.bisect_left(self._lower, prefix)
-            hi = bisect.bisect_left(self._lower, prefix + "\U0010ffff", lo)
-            if hi > lo:
-                rows = self._order[lo:hi]
-                probs = dense[rows] * self._prose_lower[lo:hi]
+            # The prefix in each case the lexicon may hold it in: "the", "The" (a
+            # sentence start, a name), "THE" where it was typed so.
+            forms = {prefix, prefix.capitalize()} | ({prefix.upper()} if case == "upper" else set())
+            spans = [self._range(form) for form in forms]
+            if any(hi > lo for lo, hi in spans):
+                rows = np.concatenate([np.arange(lo, hi) for lo, hi in spans])
+                probs = dense[rows] * self.prose[rows]
                 total = float(probs.sum())
                 if total > 0:
                     mass += rate * total
@@ -791,6 +787,11 @@ class Corrector:
             if len(out) >= n:
                 floor = max(floor, heapq.nlargest(n, out.values())[-1])
         return {w: p for w, p in out.items() if p > typed_word}, mass
+
+    def _range(self, prefix: str) -> tuple[int, int]:
+        """[lo, hi) of the lexicon's words that start with `prefix` (case-sensitive)."""
+        lo = bisect.bisect_left(self._words, prefix)
+        return lo, bisect.bisect_left(self._words, prefix + "\U0010ffff", lo)
 
     def _offered(self, rows: np.ndarray, case: str, i: int) -> str:
         return self._lexicon_word(int(rows[i]), case)

@@ -190,9 +190,10 @@ class BoundaryDecider:
         return self._order(ranked, k)
 
     def filter_cached(
-        self, context: str, prefix: str, k: int = 5, *, correct: bool = False
+        self, context: str, prefix: str, k: int = 5, *, correct: bool | CorrectionGate = False
     ) -> list[Candidate] | None:
-        """The decision at `context` filtered by `prefix`, or None when none is cached.
+        """The decision at `context` filtered by `prefix`, or None when none is cached;
+        `correct` as `_filter` reads it.
 
         Never calls the model, and reads the cached decision once (a boundary, once
         published, is only replaced), so a thread other than the inference worker may
@@ -379,10 +380,17 @@ class BoundaryDecider:
     # -- in-word filtering and the token search -----------------------------------------
 
     def _filter(
-        self, boundary: Boundary, prefix: str, n: int, correct: bool = False, typed: bool = False
+        self,
+        boundary: Boundary,
+        prefix: str,
+        n: int,
+        correct: bool | CorrectionGate = False,
+        typed: bool = False,
     ) -> list[Candidate]:
-        """The `n` likeliest words of `boundary` for `prefix` (filtering.py)."""
-        gate = self.gate if correct else None
+        """The `n` likeliest words of `boundary` for `prefix` (filtering.py); with
+        `correct`, and the words it misspells where the decider's gate opens (or the
+        gate `correct` is: a fit asks with others)."""
+        gate = correct if isinstance(correct, CorrectionGate) else self.gate if correct else None
         return filter_words(boundary, prefix, n, self.tables, correct=gate, typed=typed)
 
     def mistake_share(self, context: str, prefix: str) -> float | None:

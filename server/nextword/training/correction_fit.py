@@ -68,6 +68,7 @@ CURVE = (0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9)
 LOOSER = 4.0
 STRICTER = 0.9
 OPEN = CorrectionGate(0.0)  # every correction found is offered: the fit reads them all
+SHUT = CorrectionGate(2.0)  # none is
 SEED = 0
 
 
@@ -101,14 +102,23 @@ def collect(engine: Any, files: Sequence[Path], max_words: int, cache: Path) -> 
                     popup = decider.decide(context, word[:j], POPUP, correct=True)
                     if j <= REFINED_LETTERS:
                         decider.refine(context, word[:j])  # as the server does between keys
-                    if j:
-                        found.prefixes[path.stem] += 1
-                        if any(c.correction for c in popup):
-                            clean.append(decider.mistake_share(context, word[:j]))
+                    if j and _gated(decider, context, word[:j], popup):
+                        clean.append(decider.mistake_share(context, word[:j]))
+                    found.prefixes[path.stem] += j > 0
                 typo = misspelled.get(match.start())
                 if typo is not None and eligible(word):
                     typos.append((_corrected_at(decider, context, typo.typed, word), typo.kind))
     return found
+
+
+def _gated(decider: Any, context: str, prefix: str, popup: list[Any]) -> bool:
+    """Whether the open popup holds a correction the gate shut would not show (a standard
+    spelling, "I" for "i", shows either way)."""
+    fixes = {c.text for c in popup if c.correction}
+    if not fixes:
+        return False
+    shut = decider.filter_cached(context, prefix, POPUP, correct=SHUT) or []
+    return bool(fixes - {c.text for c in shut if c.correction})
 
 
 def _corrected_at(decider: Any, context: str, typed: str, meant: str) -> dict[int, float]:
@@ -116,10 +126,11 @@ def _corrected_at(decider: Any, context: str, typed: str, meant: str) -> dict[in
     at some prefix of `typed` (inf where the gate shut shows it too, -inf where none)."""
     best = {k: -np.inf for k in KS}
     for j in range(len(typed) + 1):
-        ranked = decider.decide(context, typed[:j], 50, correct=True)
+        shown = [c.text for c in decider.decide(context, typed[:j], POPUP, correct=True)]
         share = decider.mistake_share(context, typed[:j]) if j else 0.0
-        shut = [c.text for c in ranked if not c.correction][:POPUP]
-        shown = [c.text for c in ranked[:POPUP]]
+        shut = [
+            c.text for c in decider.filter_cached(context, typed[:j], POPUP, correct=SHUT) or []
+        ]
         for k in KS:
             if meant in shut[:k]:
                 best[k] = np.inf
@@ -148,12 +159,14 @@ def corrected(found: Collected, threshold: float, k: int, kind: str | None = Non
 
 def fit_threshold(found: Collected, target: float) -> float:
     """The lowest threshold at which at most `target` of the clean prefixes carry a
-    correction (the shares are the candidates; just above the last one over)."""
+    correction (the shares are the candidates; just above the last one over), and at
+    most 1: where nothing known starts the typed prefix (a share of 1) it is always
+    corrected, even where that alone is more than the target."""
     shares = np.sort(np.concatenate([np.array(v, dtype=float) for v in found.clean.values()]))
     allowed = int(target * sum(found.prefixes.values()))  # prefixes that may carry one
     if len(shares) <= allowed:
         return 0.0
-    return float(np.nextafter(shares[len(shares) - allowed - 1], np.inf))
+    return min(1.0, float(np.nextafter(shares[len(shares) - allowed - 1], np.inf)))
 
 
 def figures(found: Collected, threshold: float) -> dict[str, float]:
