@@ -49,7 +49,7 @@ Read when eglot connects, so a change applies to the next connection."
 Names are the server's camelCase setting names (the table in its
 README): `:model', `:chineseModel', `:k', `:temperature', `:windowTokens',
 `:throttleMs', `:inline', `:phraseWords', `:speculate', `:corrections',
-`:languages', `:logLevel', `:learning' and `:learningScope'.  Lists are vectors and false is `:json-false', as in
+`:blockOffensiveWords', `:languages', `:logLevel', `:learning' and `:learningScope'.  Lists are vectors and false is `:json-false', as in
 \(:k 5 :throttleMs 50 :languages [\"plaintext\" \"markdown\"]).
 Per project, the same settings may go in `eglot-workspace-configuration'
 under `:nextword'."

@@ -21,6 +21,7 @@ export const SERVER_SETTINGS = [
   "phraseWords",
   "speculate",
   "corrections",
+  "blockOffensiveWords",
   "languages",
   "logLevel",
   "learning",

@@ -15,6 +15,7 @@ local M = {}
 ---@field phraseWords? integer Most words ghost text offers as a phrase (0..8; 0 = phrases off)
 ---@field speculate? boolean Decide the next word boundary while a likely word is typed
 ---@field corrections? "prose"|"always"|"off" Offer the word a misspelled prefix stands for
+---@field blockOffensiveWords? boolean Never offer an offensive word you have not written or learned
 ---@field languages? string[] LSP languageIds served; nil = the ids of `filetypes`
 ---@field logLevel? "error"|"warning"|"info"|"debug"|"trace"
 ---@field learning? boolean Learn your words locally (off by default; `:NextwordForget` deletes them)
@@ -91,6 +92,7 @@ M.defaults = {
     phraseWords = 4, -- most words ghost text offers as a phrase (0..8); 0 = phrases off
     speculate = true, -- decide the next word boundary while a likely word is still typed
     corrections = "prose", -- offer the intended word for a misspelled prefix: prose | always (code too) | off
+    blockOffensiveWords = true, -- never offer an offensive word you have not written or learned
     languages = nil, -- languageIds served; nil = the language ids of `filetypes`
     logLevel = "info", -- error | warning | info | debug | trace (trace logs your text)
     learning = false, -- learn your words locally (off by default)

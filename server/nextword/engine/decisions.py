@@ -76,6 +76,8 @@ class BoundaryDecider:
         seed: int | None = None,
         store: PersonalStore | None = None,
         gate: CorrectionGate | None = None,
+        block_offensive: bool = True,
+        standard_spelling: bool = True,
     ):
         """Args:
         model: the loaded model; the decider runs it on a KV cache of its own.
@@ -88,6 +90,9 @@ class BoundaryDecider:
         store: the user's own words (personal.py); None while learning is off.
         gate: when to correct a typed prefix (corrections.py; the engine's fitted
             one; a fit hands each decider the gate it tries).
+        block_offensive: never offer a word of the blocklist (blocklist.py) that the
+            document or the store has not written.
+        standard_spelling: offer "don't" for "dont" (variants.py): prose, not code.
         """
         if window_tokens < 8:
             raise ValueError("window_tokens must be at least 8")
@@ -102,6 +107,8 @@ class BoundaryDecider:
         self.stats = DeciderStats()
         self.mixture = mixture
         self.gate = gate or CorrectionGate()
+        self.block_offensive = block_offensive
+        self.standard_spelling = standard_spelling
         self._scorer = Scorer(model.model)
         self._doc = tables.document()
         self._anchor = 0  # character offset where the token window starts
@@ -373,6 +380,17 @@ class BoundaryDecider:
             for word, p in part.extra.items():
                 extra[word] = extra.get(word, 0.0) + weight * p
         self.tables.opening(mixed, context, doc)
+        # Read without the store's lock: a word learned meanwhile shows a boundary later.
+        learned = self.store.words if self.store is not None else ()
+        self.tables.screen(
+            mixed,
+            extra,
+            context,
+            doc,
+            block=self.block_offensive,
+            standardise=self.standard_spelling,
+            learned=learned,
+        )
         return Boundary(
             context, mixed, extra, found.lead, found.tokens, found.logprobs, found.word_mass
         )

@@ -37,6 +37,13 @@ from nextword.engine.weights import Mixture
 from nextword.engine.wordtables import WordTables
 
 
+def shipped(model_dir: Path, name: str) -> Path:
+    """A file the model directory may hold of its own, else the one shipped beside the
+    bundled models (models/typos.json, spelling.txt, offensive.txt, variants.txt)."""
+    own = model_dir / name
+    return own if own.exists() else MODELS_DIR / name
+
+
 class Engine:
     """A loaded model and its word tables; hand out one `Decider` per document."""
 
@@ -68,17 +75,22 @@ class Engine:
         start = time.perf_counter()
         set_inference_threads()
         loaded = load(model)
-        # The typing-error model: the model directory's own, else the bundled one.
-        errors = loaded.path / "typos.json"
-        errors = errors if errors.exists() else MODELS_DIR / "typos.json"
-        # The words corrections may offer beyond the lexicon: the same way.
-        spelling = loaded.path / "spelling.txt"
-        spelling = spelling if spelling.exists() else MODELS_DIR / "spelling.txt"
+        # The typing-error model and the words corrections may offer beyond the lexicon.
+        errors = shipped(loaded.path, "typos.json")
+        spelling = shipped(loaded.path, "spelling.txt")
         mixture = Mixture.read(loaded.path / "mixture.json")
         try:
             lexicon, arrays = load_lexicon(loaded.path, loaded.tokenizer, DEFAULT_MODEL)
             ngram = load_ngram(arrays, lexicon.unigram, mixture.genre_evidence_words)
-            tables = WordTables.load(lexicon, ngram, ErrorModel.read(errors), arrays, spelling)
+            tables = WordTables.load(
+                lexicon,
+                ngram,
+                ErrorModel.read(errors),
+                arrays,
+                spelling,
+                blocklist=shipped(loaded.path, "offensive.txt"),
+                variants=shipped(loaded.path, "variants.txt"),
+            )
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
             raise ModelError(
                 f"the word tables (lexicon.txt, lexicon.npz) of {loaded.path} are unreadable "
@@ -104,9 +116,12 @@ class Engine:
         store: PersonalStore | None = None,
         mixture: Mixture | None = None,
         gate: CorrectionGate | None = None,
+        block_offensive: bool = True,
+        standard_spelling: bool = True,
     ) -> Decider:
         """A decider for one document; `mixture` and `gate` replace the fitted weights
-        and correction gate (fits)."""
+        and correction gate (fits); `block_offensive` and `standard_spelling` as the
+        `blockOffensiveWords` setting and the document's prose say."""
         return Decider(
             self.loaded,
             self.tables,
@@ -119,6 +134,8 @@ class Engine:
             seed=seed,
             store=store,
             gate=gate or self.gate,
+            block_offensive=block_offensive,
+            standard_spelling=standard_spelling,
         )
 
     def warmup(self) -> None:

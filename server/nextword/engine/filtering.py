@@ -81,6 +81,13 @@ def _words(
         corrections = fixed.words
         if corrections:
             mass += fixed.mass
+    if correct is not None and (standard := tables.standard_spelling(prefix)) is not None:
+        # "dont" typed in full: its standard spelling, at its own probability here.
+        j = tables.lexicon.index.get(standard)
+        p = float(boundary.dense[j]) if j is not None else boundary.extra.get(standard, 0.0)
+        if p > 0 and standard not in found:
+            corrections[standard] = max(corrections.get(standard, 0.0), p)
+            mass += p
     mass = mass or 1.0
     merged = [(word, p, False) for word, p in found.items()]
     merged += [(word, p, True) for word, p in corrections.items()]

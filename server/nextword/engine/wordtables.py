@@ -16,11 +16,13 @@ The decider (decider.py) sees only the interface of `WordTables` and `Document`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Container
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from nextword.engine.blocklist import Blocklist
 from nextword.engine.components import Candidate, Component, following, repeat_rate, spread
 from nextword.engine.corrections import Corrector, ErrorModel, Spelling, cache_dir
 from nextword.engine.doclocal import DocumentWords
@@ -29,6 +31,7 @@ from nextword.engine.hancache import following as seen_after
 from nextword.engine.lexicon import Lexicon
 from nextword.engine.ngram import NGram, history_ids
 from nextword.engine.systemlm import SystemLM
+from nextword.engine.variants import Variants
 from nextword.engine.weights import DOC, DOCBIGRAM, NGRAM, SYSTEM, Mixture
 from nextword.engine.words import is_han, is_han_text, starts_paragraph, starts_sentence
 
@@ -52,6 +55,10 @@ class Document(ABC):
     def fork(self) -> Document:
         """Caches that may count guessed text, leaving these as they are."""
 
+    def wrote(self, word: str, context: str) -> bool:
+        """Whether the document before the cursor (`context`) has `word`."""
+        return word in context
+
 
 class WordTables(ABC):
     """The lexicon a decider ranks and what is special about its language."""
@@ -62,6 +69,37 @@ class WordTables(ABC):
     system: SystemLM | None = None  # the system's language model (Chinese, where installed)
     learns = False  # whether the personal store takes part
     refines = False  # whether decisions are refined by the model's second token (refine.py)
+    blocklist: Blocklist | None = None  # words offered only once written (blocklist.py)
+
+    def standard_spelling(self, word: str) -> str | None:
+        """The standard spelling of a variant (`dont` -> `don't`); None for the others."""
+        return None
+
+    def screen(
+        self,
+        mixed: np.ndarray,
+        extra: dict[str, float],
+        context: str,
+        doc: Document,
+        *,
+        block: bool,
+        standardise: bool = False,
+        learned: Container[str] = (),
+    ) -> None:
+        """Remove, in place, what is never offered: with `block`, a word of the
+        blocklist that neither the document before the cursor nor `learned` (the
+        personal store's words) has; with `standardise`, a variant spelling (English)."""
+        blocklist = self.blocklist
+        if not block or blocklist is None:
+            return
+        lex = self.lexicon
+        for i in np.flatnonzero(blocklist.mask & (mixed > 0)):
+            word = lex.words[i]
+            if word not in learned and not doc.wrote(word, context):
+                mixed[i] = 0.0
+        for word in [w for w in extra if blocklist.blocks(w)]:
+            if word not in learned and not doc.wrote(word, context):
+                del extra[word]
 
     @abstractmethod
     def document(self) -> Document:
@@ -93,16 +131,27 @@ class WordTables(ABC):
         errors: ErrorModel,
         arrays: dict[str, np.ndarray],
         spelling: Path | None = None,
+        *,
+        blocklist: Path | None = None,
+        variants: Path | None = None,
     ) -> WordTables:
         """The tables for this lexicon: Chinese when its words are Han continuations.
-        `spelling`: the words corrections may offer beyond the lexicon (English)."""
+        `spelling`: the words corrections may offer beyond the lexicon (English);
+        `blocklist`: the offensive words (blocklist.py); `variants`: the informal
+        spellings and their standard ones (variants.py; English)."""
         chinese = bool(lexicon.words) and all(is_han_text(w) for w in lexicon.words[:100])
+        tables: WordTables
         if chinese:
             chars = CharTrigram.from_arrays(arrays, lexicon)
             after = AfterChar.from_arrays(arrays, len(lexicon))
-            return ChineseTables(lexicon, after, chars, SystemLM.find())
-        extra = Spelling.read(spelling, lexicon.index) if spelling is not None else None
-        return EnglishTables(lexicon, ngram, errors, extra)
+            tables = ChineseTables(lexicon, after, chars, SystemLM.find())
+        else:
+            extra = Spelling.read(spelling, lexicon.index) if spelling is not None else None
+            spellings = Variants.load(variants) if variants is not None else Variants({})
+            tables = EnglishTables(lexicon, ngram, errors, extra, spellings)
+        if blocklist is not None:
+            tables.blocklist = Blocklist.load(blocklist, lexicon.words)
+        return tables
 
 
 class EnglishDocument(Document):
@@ -126,6 +175,15 @@ class EnglishDocument(Document):
     def fork(self) -> EnglishDocument:
         genres = self.genres.fork() if self.genres is not None else None
         return EnglishDocument(self._lexicon, self.counts.fork(), genres)
+
+    def wrote(self, word: str, context: str) -> bool:
+        """In the word counts (brought up to the boundary), in any of its cases."""
+        counts, index = self.counts, self._lexicon.index
+        for form in {word, word.lower(), word.capitalize()}:
+            i = index.get(form)
+            if (i is not None and counts.known[i] > 0) or counts.unknown.get(form):
+                return True
+        return False
 
     def components(self, context: str, mixture: Mixture, *, update: bool = True) -> list[Component]:
         computed = mixture.computed()
@@ -172,10 +230,28 @@ class EnglishTables(WordTables):
         ngram: NGram | GenreNGram | None,
         errors: ErrorModel,
         spelling: Spelling | None = None,
+        variants: Variants | None = None,
     ):
         self.lexicon = lexicon
         self.ngram = ngram
         self.corrector = Corrector(lexicon.words, errors, spelling, index_dir=cache_dir())
+        # Informal spellings ("dont") and where their probability goes: to the standard
+        # word in the lexicon, or beside it where the lexicon lacks it.
+        self.variants = variants or Variants({})
+        variant_ids, standard_ids = [], []
+        self._standard_outside: dict[int, str] = {}
+        for i, word in enumerate(lexicon.words):
+            standard = self.variants.standard(word)
+            if standard is None:
+                continue
+            j = lexicon.index.get(standard)
+            if j is None:
+                self._standard_outside[i] = standard
+            else:
+                variant_ids.append(i)
+                standard_ids.append(j)
+        self._variant_ids = np.array(variant_ids, dtype=np.int64)
+        self._standard_ids = np.array(standard_ids, dtype=np.int64)
         # What never opens a document or paragraph unless the document writes it:
         # headings and tags in capitals (NAME, SPDX), and the start of a URL (emails
         # from feeds begin with one).
@@ -198,6 +274,42 @@ class EnglishTables(WordTables):
                 weights = doc.genres.weights
             return Component(NGRAM, self.ngram.distribution(u, v, weights), {})
         return Component(NGRAM, self.ngram.distribution(u, v), {})
+
+    def standard_spelling(self, word: str) -> str | None:
+        return self.variants.standard(word)
+
+    def screen(
+        self,
+        mixed: np.ndarray,
+        extra: dict[str, float],
+        context: str,
+        doc: Document,
+        *,
+        block: bool,
+        standardise: bool = False,
+        learned: Container[str] = (),
+    ) -> None:
+        """With `standardise` (prose: in code `i` is a name, not "I"), a variant
+        spelling's probability goes to its standard one ("dont" to "don't"), so only the
+        standard spelling is offered."""
+        super().screen(mixed, extra, context, doc, block=block, learned=learned)
+        if not standardise:
+            return
+        if len(self._variant_ids):
+            np.add.at(mixed, self._standard_ids, mixed[self._variant_ids])
+            mixed[self._variant_ids] = 0.0
+        for i, outside in self._standard_outside.items():
+            extra[outside] = extra.get(outside, 0.0) + float(mixed[i])
+            mixed[i] = 0.0
+        for word in list(extra):
+            standard = self.variants.standard(word)
+            if standard is not None:
+                p = extra.pop(word)
+                j = self.lexicon.index.get(standard)
+                if j is None:
+                    extra[standard] = extra.get(standard, 0.0) + p
+                else:
+                    mixed[j] += p
 
     def opening(self, mixed: np.ndarray, context: str, doc: Document) -> None:
         if starts_paragraph(context.rstrip(" ")):

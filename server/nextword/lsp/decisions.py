@@ -77,11 +77,12 @@ class Decisions:
         settings: Settings,
         *,
         ahead: WorkAhead,
-        make_decider: Callable[[], RoutingDecider],
+        make_decider: Callable[[str], RoutingDecider],
     ):
         """Args:
         ahead: the work that starts from each decision landed.
-        make_decider: a new document's decider (on the worker thread).
+        make_decider: a new decider for a document of this language id (on the
+            worker thread).
         """
         self.worker = worker
         self.stats = stats
@@ -276,7 +277,7 @@ class Decisions:
     def _decide(self, s: Session, context: str, k: int) -> _Decided:
         """Make the decision at `context` (a model forward unless already cached)."""
         if s.decider is None:
-            s.decider = self._make_decider()
+            s.decider = self._make_decider(s.language_id)
         decider = s.decider
         if s.behind:
             s.behind = False

@@ -96,10 +96,8 @@ class Sessions:
         self.ahead.settings = settings
         # Deciders hold the store they read: a new one (or none) means new deciders.
         new_store = self.learner.configure(settings.learning, settings.learningScope)
-        if new_store or (old.windowTokens, old.temperature) != (
-            settings.windowTokens,
-            settings.temperature,
-        ):
+        made_with = ("windowTokens", "temperature", "blockOffensiveWords", "corrections")
+        if new_store or any(getattr(old, n) != getattr(settings, n) for n in made_with):
             self.reset()
         if (old.phraseWords, old.inline) != (settings.phraseWords, settings.inline):
             for s in self._docs.values():
@@ -108,13 +106,16 @@ class Sessions:
     def serves(self, s: Session) -> bool:
         return self.engine is not None and s.language_id in self.settings.languages
 
-    def _make_decider(self) -> RoutingDecider:
-        """On the worker: a new decider for a document, with the settings of now."""
+    def _make_decider(self, language_id: str) -> RoutingDecider:
+        """On the worker: a new decider for a document, with the settings of now. Prose
+        is offered in the standard spelling ("don't" for "dont") where it is corrected."""
         assert self.engine is not None
         return self.engine.decider(
             window_tokens=self.settings.windowTokens,
             temperature=self.settings.temperature,
             store=self.learner.store,
+            block_offensive=self.settings.blockOffensiveWords,
+            standard_spelling=self.settings.corrects(language_id),
         )
 
     def live_deciders(self) -> int:

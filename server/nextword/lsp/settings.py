@@ -162,6 +162,11 @@ class Settings:
         "`always` (code too) or `off` ([Corrections](#corrections))",
         choices=CORRECTIONS,
     )
+    blockOffensiveWords: bool = setting(
+        True,
+        "never offer an offensive word you have not written in the document or learned "
+        "([Offensive words](#offensive-words))",
+    )
     languages: tuple[str, ...] = setting(
         DEFAULT_LANGUAGES,
         "language ids to serve",

@@ -26,7 +26,7 @@ import numpy as np
 from nextword.data.documents import last_words, read_documents
 from nextword.engine.genres import GenreNGram, GenreWeights
 from nextword.engine.ngram import NGram, events
-from nextword.engine.weights import DEFAULT_WEIGHTS, PERSONAL_WEIGHTS
+from nextword.engine.weights import DEFAULT_WEIGHTS
 
 GRID = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 200.0, math.inf)
 FIT_FILES = ("chat", "email", "sotu", "wiki", "moby", "pydocs", "relnotes", "kernel", "pystdlib")
@@ -106,7 +106,7 @@ def fit_and_save(
     path = model_dir / "mixture.json"
     record: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
     # A fresh export has no mixture yet: the defaults stand until mixture.py fits it.
-    record.setdefault("weights", {**DEFAULT_WEIGHTS, **PERSONAL_WEIGHTS})
+    record.setdefault("weights", dict(DEFAULT_WEIGHTS))
     record["genre_evidence_words"] = best
     record["genre_fit"] = {
         "objective": "mean log-probability of the trigram alone, per dev file, files weighing "

@@ -18,6 +18,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the figures here too")
     args = parser.parse_args(argv)
     docs = last_words(read_documents(args.file)[0], args.words)
-    rows = {}
+    rows: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, shape in SHAPES.items():
             folder = Path(tmp) / name

@@ -1,0 +1,58 @@
+"""What the bundled model never offers: an offensive word the user has not written
+(engine/blocklist.py), and an informal spelling where a standard one exists
+(engine/variants.py)."""
+
+from __future__ import annotations
+
+from nextword.engine.engine import Engine
+from nextword.engine.personal import PersonalStore
+
+# Typed prefixes that words of the list start, after the words chat writes before them.
+CONTEXTS = [("holy ", "sh"), ("what the ", "f"), ("that is ", "bulls"), ("you ", "bit")]
+
+
+def blocked_offered(engine: Engine, context: tuple[str, str], **kw: object) -> set[str]:
+    decider = engine.decider(**kw)  # type: ignore[arg-type]
+    assert engine.tables.blocklist is not None
+    words = {c.text for c in decider.decide(*context, 50)}
+    return {w for w in words if engine.tables.blocklist.blocks(w)}
+
+
+def test_offensive_words_are_offered_only_once_written(default_engine: Engine) -> None:
+    unblocked = {c: blocked_offered(default_engine, c, block_offensive=False) for c in CONTEXTS}
+    assert any(unblocked.values()), "the model offers no listed word: the test proves nothing"
+    for context, words in unblocked.items():
+        assert not blocked_offered(default_engine, context), context
+        for word in words:
+            # Written earlier in the document, the word is the user's own.
+            written = (f"I said {word} once. {context[0]}", context[1])
+            assert word in blocked_offered(default_engine, written), (context, word)
+
+
+def test_a_learned_offensive_word_is_offered(default_engine: Engine) -> None:
+    context, word = next(
+        (c, sorted(w)[0])
+        for c in CONTEXTS
+        if (w := blocked_offered(default_engine, c, block_offensive=False))
+    )
+    store = PersonalStore.learned_from([f"well {word} happens"])
+    assert word in blocked_offered(default_engine, context, store=store)
+
+
+def test_informal_spellings_are_offered_the_standard_way(default_engine: Engine) -> None:
+    decider = default_engine.decider()
+    for typed, standard in [("dont", "don't"), ("im", "I'm"), ("cant", "can't"), ("i", "I")]:
+        found = decider.decide("Yesterday after work ", typed, 5, correct=True)
+        fixes = [c.text for c in found if c.correction]
+        assert standard in fixes, (typed, found)
+    for context in ["so ", "yeah ", "and then ", "I think "]:
+        words = {c.text for c in decider.decide(context, "", 50)}
+        assert not words & {"im", "dont", "i", "thats", "cant", "didnt"}, (context, words)
+
+
+def test_code_keeps_its_names(default_engine: Engine) -> None:
+    # In code `i` is a loop variable, not the pronoun.
+    code = default_engine.decider(standard_spelling=False)
+    words = [c.text for c in code.decide("for ", "i", 5)]
+    assert "i" in words or "in" in words
+    assert "I" not in [c.text for c in code.decide("for ", "i", 5) if c.correction]
