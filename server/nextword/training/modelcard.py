@@ -199,6 +199,12 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
             f"- Mixture weights, fitted on dev text ({mixture['positions']:,} words): "
             + ", ".join(f"{k} {v}" for k, v in mixture["weights"].items())
         )
+        user_fit = mixture.get("user_fit", {})
+        if user_fit.get("chosen_by_hand"):
+            # Why the personal weights are not the fit's (training/personal_fit.py).
+            lines.append(
+                f"- The personal store's weights are set by hand: {user_fit['chosen_by_hand']}"
+            )
     unit = "characters" if chinese else "words"
     lines += [
         "",
