@@ -8,6 +8,7 @@ the filter off. The list (models/offensive.txt) comes from data/offensive.py.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -35,3 +36,19 @@ class Blocklist:
 
     def blocks(self, word: str) -> bool:
         return word.lower() in self.words
+
+    def remove(
+        self,
+        mixed: np.ndarray,
+        extra: dict[str, float],
+        lexicon: list[str],
+        allowed: Callable[[str], bool],
+    ) -> None:
+        """Zero, in place, the listed words of a distribution that `allowed` (the user
+        wrote or learned them) does not let through."""
+        for i in np.flatnonzero(self.mask & (mixed > 0)):
+            if not allowed(lexicon[i]):
+                mixed[i] = 0.0
+        for word in [w for w in extra if self.blocks(w)]:
+            if not allowed(word):
+                del extra[word]

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
+
 # A word as the map reads it: letters and apostrophes (straight or curly).
 _WORD = re.compile(r"(?<![\w'’])[A-Za-z]+(?:['’][A-Za-z]+)*(?![\w'’])")
 # "i.e." and "i.e" are not the pronoun.
@@ -65,3 +67,44 @@ class Variants:
 
     def __len__(self) -> int:
         return len(self.table)
+
+
+class StandardSpelling:
+    """A lexicon's variants, and where their probability goes: to the standard word in
+    the lexicon, or beside it where the lexicon lacks it."""
+
+    def __init__(self, variants: Variants, words: list[str], index: dict[str, int]):
+        self.variants = variants
+        self._index = index
+        variant_ids, standard_ids = [], []
+        self._outside: dict[int, str] = {}
+        for i, word in enumerate(words):
+            standard = variants.standard(word)
+            if standard is None:
+                continue
+            j = index.get(standard)
+            if j is None:
+                self._outside[i] = standard
+            else:
+                variant_ids.append(i)
+                standard_ids.append(j)
+        self._variant_ids = np.array(variant_ids, dtype=np.int64)
+        self._standard_ids = np.array(standard_ids, dtype=np.int64)
+
+    def apply(self, mixed: np.ndarray, extra: dict[str, float]) -> None:
+        """Move, in place, each variant's probability to its standard spelling."""
+        if len(self._variant_ids):
+            np.add.at(mixed, self._standard_ids, mixed[self._variant_ids])
+            mixed[self._variant_ids] = 0.0
+        for i, outside in self._outside.items():
+            extra[outside] = extra.get(outside, 0.0) + float(mixed[i])
+            mixed[i] = 0.0
+        for word in list(extra):
+            standard = self.variants.standard(word)
+            if standard is not None:
+                p = extra.pop(word)
+                j = self._index.get(standard)
+                if j is None:
+                    extra[standard] = extra.get(standard, 0.0) + p
+                else:
+                    mixed[j] += p

@@ -31,7 +31,7 @@ from nextword.engine.hancache import following as seen_after
 from nextword.engine.lexicon import Lexicon
 from nextword.engine.ngram import NGram, history_ids
 from nextword.engine.systemlm import SystemLM
-from nextword.engine.variants import Variants
+from nextword.engine.variants import StandardSpelling, Variants
 from nextword.engine.weights import DOC, DOCBIGRAM, NGRAM, SYSTEM, Mixture
 from nextword.engine.words import is_han, is_han_text, starts_paragraph, starts_sentence
 
@@ -89,17 +89,10 @@ class WordTables(ABC):
         """Remove, in place, what is never offered: with `block`, a word of the
         blocklist that neither the document before the cursor nor `learned` (the
         personal store's words) has; with `standardise`, a variant spelling (English)."""
-        blocklist = self.blocklist
-        if not block or blocklist is None:
-            return
-        lex = self.lexicon
-        for i in np.flatnonzero(blocklist.mask & (mixed > 0)):
-            word = lex.words[i]
-            if word not in learned and not doc.wrote(word, context):
-                mixed[i] = 0.0
-        for word in [w for w in extra if blocklist.blocks(w)]:
-            if word not in learned and not doc.wrote(word, context):
-                del extra[word]
+        if block and self.blocklist is not None:
+            self.blocklist.remove(
+                mixed, extra, self.lexicon.words, lambda w: w in learned or doc.wrote(w, context)
+            )
 
     @abstractmethod
     def document(self) -> Document:
@@ -235,23 +228,9 @@ class EnglishTables(WordTables):
         self.lexicon = lexicon
         self.ngram = ngram
         self.corrector = Corrector(lexicon.words, errors, spelling, index_dir=cache_dir())
-        # Informal spellings ("dont") and where their probability goes: to the standard
-        # word in the lexicon, or beside it where the lexicon lacks it.
+        # Informal spellings ("dont") and where their probability goes.
         self.variants = variants or Variants({})
-        variant_ids, standard_ids = [], []
-        self._standard_outside: dict[int, str] = {}
-        for i, word in enumerate(lexicon.words):
-            standard = self.variants.standard(word)
-            if standard is None:
-                continue
-            j = lexicon.index.get(standard)
-            if j is None:
-                self._standard_outside[i] = standard
-            else:
-                variant_ids.append(i)
-                standard_ids.append(j)
-        self._variant_ids = np.array(variant_ids, dtype=np.int64)
-        self._standard_ids = np.array(standard_ids, dtype=np.int64)
+        self._standard = StandardSpelling(self.variants, lexicon.words, lexicon.index)
         # What never opens a document or paragraph unless the document writes it:
         # headings and tags in capitals (NAME, SPDX), and the start of a URL (emails
         # from feeds begin with one).
@@ -293,23 +272,8 @@ class EnglishTables(WordTables):
         spelling's probability goes to its standard one ("dont" to "don't"), so only the
         standard spelling is offered."""
         super().screen(mixed, extra, context, doc, block=block, learned=learned)
-        if not standardise:
-            return
-        if len(self._variant_ids):
-            np.add.at(mixed, self._standard_ids, mixed[self._variant_ids])
-            mixed[self._variant_ids] = 0.0
-        for i, outside in self._standard_outside.items():
-            extra[outside] = extra.get(outside, 0.0) + float(mixed[i])
-            mixed[i] = 0.0
-        for word in list(extra):
-            standard = self.variants.standard(word)
-            if standard is not None:
-                p = extra.pop(word)
-                j = self.lexicon.index.get(standard)
-                if j is None:
-                    extra[standard] = extra.get(standard, 0.0) + p
-                else:
-                    mixed[j] += p
+        if standardise:
+            self._standard.apply(mixed, extra)
 
     def opening(self, mixed: np.ndarray, context: str, doc: Document) -> None:
         if starts_paragraph(context.rstrip(" ")):
