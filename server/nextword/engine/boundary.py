@@ -33,6 +33,9 @@ class Boundary:
     # Per spelled prefix: the share of its mass the spelled words do not cover, so a
     # lone spelled word shows its real share, not 100%.
     unspelled: dict[str, float] = field(default_factory=dict)
+    # The words in `extra` that only the token search gave: guesses at a new word, no
+    # evidence that the prefix they start was typed right (the correction gate's).
+    spelled: frozenset[str] = frozenset()
     # Decided ahead over a guess as if it were written: the document caches counted up
     # to `context`, which the decider takes over with the decision when the text
     # reaches it. None for a phrase's boundaries (mixed again when reached).

@@ -235,6 +235,7 @@ class Decider(BoundaryDecider):
         )
         # What the word start showed stays; words spelled since stay with the decision.
         refined.starts, refined.unspelled = boundary.starts, boundary.unspelled
+        refined.spelled = boundary.spelled
         refined.extra = {**boundary.extra, **refined.extra}
         refined.doc, refined.branches = boundary.doc, branches
         self.stats.refined += 1

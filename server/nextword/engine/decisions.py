@@ -191,6 +191,7 @@ class BoundaryDecider:
             spelled = {c.text: c.prob * SPELLED_SHARE for c in found}
             rest = max(0.0, 1.0 - sum(c.prob for c in found)) * SPELLED_SHARE
             boundary.unspelled = {**boundary.unspelled, prefix: rest}
+            boundary.spelled = boundary.spelled.union(spelled.keys() - boundary.extra.keys())
             boundary.extra = {**spelled, **boundary.extra}
             self.stats.spelled += 1
             ranked = self._filter(boundary, prefix, max(k, self.top_k), correct)

@@ -52,9 +52,9 @@ def mistake_share(boundary: Boundary, prefix: str, tables: WordTables) -> float:
     corrector = tables.corrector
     if corrector is None or not prefix:
         return 0.0
-    _, typed_word, mass = _typed(boundary, prefix, 1, tables, True, False)
+    _, typed_word, _, known = _typed(boundary, prefix, 1, tables, True, False)
     found = corrector.corrections(
-        prefix, boundary.dense, 1, typed_word=typed_word, typed_mass=mass, gate=CorrectionGate(0.0)
+        prefix, boundary.dense, 1, typed_word=typed_word, typed_mass=known, gate=CorrectionGate(0.0)
     )
     return found.share
 
@@ -71,12 +71,12 @@ def _words(
         own = tables.start_candidates(boundary.dense, n, boundary.context)
         if own is not None:
             return own
-    found, typed_word, mass = _typed(boundary, prefix, n, tables, correct is not None, typed)
+    found, typed_word, mass, known = _typed(boundary, prefix, n, tables, correct is not None, typed)
     corrections: dict[str, float] = {}
     corrector = tables.corrector
     if correct is not None and corrector is not None and prefix:
         fixed = corrector.corrections(
-            prefix, boundary.dense, n, typed_word=typed_word, typed_mass=mass, gate=correct
+            prefix, boundary.dense, n, typed_word=typed_word, typed_mass=known, gate=correct
         )
         corrections = fixed.words
         if corrections:
@@ -97,10 +97,12 @@ def _words(
 
 def _typed(
     boundary: Boundary, prefix: str, n: int, tables: WordTables, spelling: bool, typed: bool
-) -> tuple[dict[str, float], float, float]:
+) -> tuple[dict[str, float], float, float, float]:
     """The `n` likeliest words that start with `prefix`, the prefix's own probability
-    as a word, and the probability of every word that starts with it (A); with
-    `spelling`, the words of general English complete a prefix the tables do not know."""
+    as a word, and the probability of every word that starts with it: all of it, and
+    that of the words known (A, what the correction gate weighs: the token search's
+    guesses are not); with `spelling`, the words of general English complete a prefix
+    the tables do not know."""
     lex = tables.lexicon
     lo, hi = lex.prefix_range(prefix)
     probs = boundary.dense[lo:hi]
@@ -109,14 +111,13 @@ def _typed(
     else:
         top = np.arange(len(probs))
     found = {lex.words[lo + i]: float(probs[i]) for i in top if probs[i] > 0}
-    for word, p in boundary.extra.items():
-        if word.startswith(prefix):
-            found[word] = found.get(word, 0.0) + p
+    extra = [(word, p) for word, p in boundary.extra.items() if word.startswith(prefix)]
+    for word, p in extra:
+        found[word] = found.get(word, 0.0) + p
     # The word already typed in full is no completion.
     typed_word = found.get(prefix, 0.0) if typed else found.pop(prefix, 0.0)
-    mass = float(probs.sum()) + sum(
-        p for word, p in boundary.extra.items() if word.startswith(prefix)
-    )
+    mass = float(probs.sum()) + sum(p for _, p in extra)
+    known = mass - sum(p for word, p in extra if word in boundary.spelled)
     # What the token search found for a shorter prefix is only part of its mass.
     mass += sum(rest for p, rest in boundary.unspelled.items() if prefix.startswith(p))
     corrector = tables.corrector
@@ -124,9 +125,10 @@ def _typed(
         # Nothing the tables know starts so: the words of general English that do
         # ("upstai": upstairs), by their frequency in running text, before the
         # token search spells out a new word.
-        known, mass = corrector.spelling.completions(prefix, n)
-        typed_word = max(typed_word, known.get(prefix, 0.0))
+        completed, mass = corrector.spelling.completions(prefix, n)
+        typed_word = max(typed_word, completed.get(prefix, 0.0))
         if not typed:
-            known.pop(prefix, None)  # typed in full: no completion
-        found.update(known)
-    return found, typed_word, mass
+            completed.pop(prefix, None)  # typed in full: no completion
+        found.update(completed)
+        known = mass
+    return found, typed_word, mass, known
