@@ -137,3 +137,21 @@ def test_real_misspellings_in_the_same_text_are_corrected(default_engine: Any) -
         if right not in offered:
             missed.append(wrong)
     assert not missed
+
+
+def test_a_misspelling_is_offered_only_where_the_user_wrote_it(default_engine: Any) -> None:
+    """Issue 35: no word of models/misspellings.txt is offered, as a completion, a
+    correction or a spelled word, unless the document before the cursor holds it."""
+    assert "recieve" in default_engine.tables.misspelled.words
+    decider = default_engine.decider()
+    wrote = "I will recieve the parcel on Monday, and I will "
+    assert "recieve" in [c.text for c in decider.decide(wrote, "reci", 5)]
+    # Once the document says it right, a context that held it offers it no more.
+    fixed = wrote.replace("recieve", "receive")
+    for prefix in ("reci", "recie", "reciev"):
+        for correct in (True, False):
+            offered = [c.text for c in decider.decide(fixed, prefix, 5, correct=correct)]
+            assert "recieve" not in offered, (prefix, correct, offered)
+    # Nor does the token search spell one out where no known word starts the prefix.
+    plain = default_engine.decider()
+    assert "recieve" not in [c.text for c in plain.decide("Did you ", "recieve", 5)]

@@ -16,6 +16,7 @@ text (refinement, guesses, phrases) builds on this in decider.py.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -188,7 +189,9 @@ class BoundaryDecider:
             # them with the boundary so the next keystrokes filter them for free.
             # The dict is replaced, never changed: another thread may be filtering it.
             found = self._spell(boundary, prefix, k)
-            spelled = {c.text: c.prob * SPELLED_SHARE for c in found}
+            spelled = {
+                c.text: c.prob * SPELLED_SHARE for c in found if self._offers(c.text, context)
+            }
             rest = max(0.0, 1.0 - sum(c.prob for c in found)) * SPELLED_SHARE
             boundary.unspelled = {**boundary.unspelled, prefix: rest}
             boundary.spelled = boundary.spelled.union(spelled.keys() - boundary.extra.keys())
@@ -381,8 +384,6 @@ class BoundaryDecider:
             for word, p in part.extra.items():
                 extra[word] = extra.get(word, 0.0) + weight * p
         self.tables.opening(mixed, context, doc)
-        # Read without the store's lock: a word learned meanwhile shows a boundary later.
-        learned = self.store.words if self.store is not None else ()
         self.tables.screen(
             mixed,
             extra,
@@ -390,10 +391,21 @@ class BoundaryDecider:
             doc,
             block=self.block_offensive,
             standardise=self.standard_spelling,
-            learned=learned,
+            learned=self._learned(),
         )
         return Boundary(
             context, mixed, extra, found.lead, found.tokens, found.logprobs, found.word_mass
+        )
+
+    def _learned(self) -> Container[str]:
+        """The personal store's words: read without its lock, as a word learned meanwhile
+        shows a boundary later."""
+        return self.store.words if self.store is not None else ()
+
+    def _offers(self, word: str, context: str) -> bool:
+        """Whether a word the token search spelled may be offered (`WordTables.offers`)."""
+        return self.tables.offers(
+            word, context, self._doc, block=self.block_offensive, learned=self._learned()
         )
 
     # -- in-word filtering and the token search -----------------------------------------

@@ -39,7 +39,8 @@ from nextword.engine.wordtables import WordTables
 
 def shipped(model_dir: Path, name: str) -> Path:
     """A file the model directory may hold of its own, else the one shipped beside the
-    bundled models (models/typos.json, spelling.txt, offensive.txt, variants.txt)."""
+    bundled models (models/typos.json, spelling.txt, offensive.txt, variants.txt,
+    misspellings.txt)."""
     own = model_dir / name
     return own if own.exists() else MODELS_DIR / name
 
@@ -90,6 +91,7 @@ class Engine:
                 spelling,
                 blocklist=shipped(loaded.path, "offensive.txt"),
                 variants=shipped(loaded.path, "variants.txt"),
+                misspellings=shipped(loaded.path, "misspellings.txt"),
             )
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
             raise ModelError(

@@ -70,6 +70,9 @@ class WordTables(ABC):
     learns = False  # whether the personal store takes part
     refines = False  # whether decisions are refined by the model's second token (refine.py)
     blocklist: Blocklist | None = None  # words offered only once written (blocklist.py)
+    # Known misspellings (models/misspellings.txt, codespell's allowed part): offered only
+    # once written too, whatever the blocklist setting.
+    misspelled: Blocklist | None = None
 
     def standard_spelling(self, word: str) -> str | None:
         """The standard spelling of a variant (`dont` -> `don't`); None for the others."""
@@ -86,13 +89,26 @@ class WordTables(ABC):
         standardise: bool = False,
         learned: Container[str] = (),
     ) -> None:
-        """Remove, in place, what is never offered: with `block`, a word of the
-        blocklist that neither the document before the cursor nor `learned` (the
-        personal store's words) has; with `standardise`, a variant spelling (English)."""
-        if block and self.blocklist is not None:
-            self.blocklist.remove(
+        """Remove, in place, what is never offered: a known misspelling, and with
+        `block` a word of the blocklist, that neither the document before the cursor nor
+        `learned` (the personal store's words) has; with `standardise`, a variant
+        spelling (English)."""
+        for listed in self._screened(block):
+            listed.remove(
                 mixed, extra, self.lexicon.words, lambda w: w in learned or doc.wrote(w, context)
             )
+
+    def offers(
+        self, word: str, context: str, doc: Document, *, block: bool, learned: Container[str] = ()
+    ) -> bool:
+        """Whether `screen` lets `word` through (for a word found outside the mixed
+        distribution: the token search's)."""
+        listed = any(b.blocks(word) for b in self._screened(block))
+        return not listed or word in learned or doc.wrote(word, context)
+
+    def _screened(self, block: bool) -> list[Blocklist]:
+        lists = [self.misspelled, self.blocklist if block else None]
+        return [b for b in lists if b is not None]
 
     @abstractmethod
     def document(self) -> Document:
@@ -127,11 +143,13 @@ class WordTables(ABC):
         *,
         blocklist: Path | None = None,
         variants: Path | None = None,
+        misspellings: Path | None = None,
     ) -> WordTables:
         """The tables for this lexicon: Chinese when its words are Han continuations.
         `spelling`: the words corrections may offer beyond the lexicon (English);
         `blocklist`: the offensive words (blocklist.py); `variants`: the informal
-        spellings and their standard ones (variants.py; English)."""
+        spellings and their standard ones (variants.py; English); `misspellings`: the
+        words never offered unless written (English)."""
         chinese = bool(lexicon.words) and all(is_han_text(w) for w in lexicon.words[:100])
         tables: WordTables
         if chinese:
@@ -142,6 +160,8 @@ class WordTables(ABC):
             extra = Spelling.read(spelling, lexicon.index) if spelling is not None else None
             spellings = Variants.load(variants) if variants is not None else Variants({})
             tables = EnglishTables(lexicon, ngram, errors, extra, spellings)
+            if misspellings is not None:
+                tables.misspelled = Blocklist.load(misspellings, lexicon.words)
         if blocklist is not None:
             tables.blocklist = Blocklist.load(blocklist, lexicon.words)
         return tables
