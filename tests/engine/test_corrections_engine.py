@@ -155,3 +155,17 @@ def test_a_misspelling_is_offered_only_where_the_user_wrote_it(default_engine: A
     # Nor does the token search spell one out where no known word starts the prefix.
     plain = default_engine.decider()
     assert "recieve" not in [c.text for c in plain.decide("Did you ", "recieve", 5)]
+
+
+def test_a_word_the_user_wrote_or_learned_is_no_typo(default_engine: Any) -> None:
+    """Issue 33: no correction for a word typed before in the document, or learned."""
+    from nextword.engine import PersonalStore
+
+    assert ("address", True) in corrected(default_engine, "Please send it to the ", "adress")
+    wrote = "Our module is called adress, and the "
+    assert not any(fix for _, fix in corrected(default_engine, wrote, "adress", k=5))
+    store = PersonalStore.learned_from(["adress " * 3])
+    decider = default_engine.decider(store=store)
+    decider.decide("Please send it to the ", "", 5)
+    found = decider.decide("Please send it to the ", "adress", 5, correct=True)
+    assert not any(c.correction for c in found), found

@@ -402,6 +402,10 @@ class BoundaryDecider:
         shows a boundary later."""
         return self.store.words if self.store is not None else ()
 
+    def _wrote(self, word: str, context: str) -> bool:
+        """Whether the document before `context`'s end or the personal store has `word`."""
+        return word in self._learned() or self._doc.wrote(word, context)
+
     def _offers(self, word: str, context: str) -> bool:
         """Whether a word the token search spelled may be offered (`WordTables.offers`)."""
         return self.tables.offers(
@@ -420,8 +424,11 @@ class BoundaryDecider:
     ) -> list[Candidate]:
         """The `n` likeliest words of `boundary` for `prefix` (filtering.py); with
         `correct`, and the words it misspells where the decider's gate opens (or the
-        gate `correct` is: a fit asks with others)."""
+        gate `correct` is: a fit asks with others), unless the user wrote it before
+        in the document or the store learned it: then it is their word, no typo."""
         gate = correct if isinstance(correct, CorrectionGate) else self.gate if correct else None
+        if gate is not None and prefix and self._wrote(prefix, boundary.context):
+            gate = None
         return filter_words(boundary, prefix, n, self.tables, correct=gate, typed=typed)
 
     def mistake_share(self, context: str, prefix: str) -> float | None:

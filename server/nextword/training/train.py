@@ -370,8 +370,8 @@ def known_misspellings() -> set[str]:
 
 def finish_export(out: Path, corpus: Path, sources: list[str], fit_words: int) -> None:
     """Fit the genres' prior weight, the mixture (and, where its dev text is there, the
-    phrase threshold) on dev text, then write the model card."""
-    from nextword.training import genre_fit, phrase_fit
+    phrase threshold and the correction gate) on dev text, then write the model card."""
+    from nextword.training import correction_fit, genre_fit, phrase_fit
     from nextword.training.mixture import fit_and_save, fit_han_and_save
     from nextword.training.modelcard import write_card
 
@@ -384,6 +384,10 @@ def finish_export(out: Path, corpus: Path, sources: list[str], fit_words: int) -
         fit_and_save(out, corpus_files(corpus, "dev", sources), fit_words)
         if all((corpus / "dev" / f"{name}.txt").exists() for name in phrase_fit.FIT_FILES):
             phrase_fit.main(["--model", str(out), "--corpus", str(corpus)])
+            try:
+                correction_fit.main(["--model", str(out), "--corpus", str(corpus)])
+            except CommandError as err:  # codespell's dictionary could not be fetched
+                print(f"note: no correction gate fitted ({err}); the default is used")
     write_card(out, corpus / "manifest.json")
 
 
