@@ -43,13 +43,28 @@ def test_corrections_are_off_unless_asked(default_engine: Any) -> None:
 
 def test_a_word_typed_right_is_not_corrected_away(default_engine: Any) -> None:
     # Rare words typed in full, each one edit from a far commoner word ("object",
-    # "indicated"): the word as typed is likelier than that mistake.
+    # "indicated"): the word as typed is likelier than that mistake. The pairs the
+    # lexicon holds both words of (it is retrained now and then).
     lex = default_engine.lexicon
-    for rare, common in (("abject", "object"), ("indicted", "indicated")):
-        assert lex.counts[lex.index[common]] > 50 * lex.counts[lex.index[rare]]
-    for context, typed in (("They lived in ", "abject"), ("He was ", "indicted")):
+    pairs = [
+        ("They lived in ", "abject", "object"),
+        ("He was ", "indicted", "indicated"),
+        ("The wind began to ", "bellow", "below"),
+        ("She folded the ", "cloths", "clothes"),
+        ("He walked along the ", "trail", "trial"),
+        ("It was a ", "deceptively", "deceptive"),
+    ]
+    rare = [
+        (context, word)
+        for context, word, common in pairs
+        if word in lex.index
+        and common in lex.index
+        and lex.counts[lex.index[common]] > 5 * lex.counts[lex.index[word]]
+    ]
+    assert len(rare) >= 2
+    for context, typed in rare:
         found = corrected(default_engine, context, typed, k=5)
-        assert not any(fix for _, fix in found), found
+        assert not any(fix for _, fix in found), (typed, found)
     # A prefix typed right keeps its completions first.
     plain = default_engine.decider()
     plain.decide("The sun rose over the ", "", 3)
@@ -66,18 +81,37 @@ def test_known_misspellings_are_no_completions(default_engine: Any) -> None:
 
 
 def test_words_the_training_text_lacks_are_corrected_to_and_completed(default_engine: Any) -> None:
-    """The lexicon is the training text's (kernel docs, Python): everyday words beyond it
-    come from wordfreq's list (models/spelling.txt), in prose only."""
-    lex = default_engine.lexicon
-    assert "headache" not in lex.index and "upstairs" not in lex.index
-    assert corrected(default_engine, "I have a terrible ", "headahc")[0] == ("headache", True)
-    assert corrected(default_engine, "She went to the ", "bedrom")[0] == ("bedroom", True)
-    assert corrected(default_engine, "I left it ", "upstai")[0] == ("upstairs", False)
-    assert corrected(default_engine, "Upstairs or ", "Downsta")[0] == ("Downstairs", False)
-    # Without corrections (code), an unknown prefix is the token search's, as before.
-    decider = default_engine.decider()
-    decider.decide("I left it ", "", 3)
-    assert "upstairs" not in [c.text for c in decider.decide("I left it ", "upstai", 5)]
+    """Everyday words beyond the lexicon (the training text's) come from wordfreq's list
+    (models/spelling.txt), in prose only: those of these the lexicon lacks."""
+    lex, spelling = default_engine.lexicon, default_engine.tables.corrector.spelling
+    fixes = [
+        ("I have a terrible ", "headahc", "headache"),
+        ("She went to the ", "bedrom", "bedroom"),
+        ("He lost a ", "toothbrsh", "toothbrush"),
+        ("They sat by the ", "fireplcae", "fireplace"),
+        ("She filled the ", "bathtbu", "bathtub"),
+        ("He put on his ", "raincaot", "raincoat"),
+        ("I need a new ", "hairbursh", "hairbrush"),
+    ]
+    lacking = [f for f in fixes if f[2] not in lex.index and spelling.frequency(f[2]) > 0]
+    assert lacking
+    for context, typo, word in lacking:
+        assert corrected(default_engine, context, typo)[0] == (word, True), typo
+    completions = [
+        ("I left it ", "upstai", "upstairs"),
+        ("Upstairs or ", "Downsta", "Downstairs"),
+        ("He lost a ", "toothbr", "toothbrush"),
+        ("She filled the ", "bathtu", "bathtub"),
+        ("He put on his ", "raincoa", "raincoat"),
+    ]
+    lacking = [f for f in completions if f[2].lower() not in lex.index]
+    assert lacking
+    for context, prefix, word in lacking:
+        assert corrected(default_engine, context, prefix)[0] == (word, False), prefix
+        # Without corrections (code), an unknown prefix is the token search's, as before.
+        decider = default_engine.decider()
+        decider.decide(context, "", 3)
+        assert word not in [c.text for c in decider.decide(context, prefix, 5)]
 
 
 def test_misspellings_common_on_the_web_are_not_offered(default_engine: Any) -> None:
