@@ -25,7 +25,7 @@ def test_real_misspellings_are_corrected_in_context(default_engine: Any) -> None
 
 def test_two_mistakes_in_one_word_are_corrected(default_engine: Any) -> None:
     """Two edits are searched where the prefix starts no known word (corrections.py)."""
-    assert corrected(default_engine, "We need to ", "recorev")[0] == ("recover", True)
+    assert ("recover", True) in corrected(default_engine, "We need to ", "recorev")[:3]
     assert ("accommodation", True) in corrected(default_engine, "Thank you for the ", "acomodat")
     assert ("necessary", True) in corrected(default_engine, "I think it is ", "neccesar")
 

@@ -9,8 +9,8 @@ import pytest
 
 def test_a_set_phrase_is_completed(default_engine: Any) -> None:
     decider = default_engine.decider()
-    phrase = decider.phrase("Let me know if you have any ", "ques")
-    assert phrase is not None and phrase.words[0] == "questions"
+    phrase = decider.phrase("If you have any questions, please ", "le")
+    assert phrase is not None and phrase.words[0] == "let"
     assert len(phrase.words) >= 2
     assert phrase.score == sum(phrase.logprobs) / len(phrase.logprobs)
 
@@ -121,24 +121,24 @@ def test_a_guessed_boundary_is_decided_as_if_typed(default_engine: Any) -> None:
     """Reaching a speculated boundary takes it as decided, neither model nor mixture
     again, and it is what deciding there without a guess gives: the document counted
     the guessed word (in a copy) as it counts a written one."""
-    context = "The zorblax ate. The zorblax slept. Thank you for your "
-    plain, expected = unguessed(default_engine, context, context + "help ", 20)
+    context = "The zorblax ate. The zorblax slept. Please let me know as soon as "
+    plain, expected = unguessed(default_engine, context, context + "possible ", 20)
     decider = guessing(default_engine, context)
-    assert decider.speculate(context, "hel")
+    assert decider.speculate(context, "poss")
     forwards = decider.stats.forwards
-    found = decider.decide(context + "help ", "", 20)
+    found = decider.decide(context + "possible ", "", 20)
     assert decider.stats.adopted == 1 and decider.stats.forwards == forwards
     assert_same(found, expected)
-    # The document counted "help" once, as the plain decider's did.
+    # The document counted "possible" once, as the plain decider's did.
     assert decider._doc.words == plain._doc.words
 
 
 def test_a_wrong_guess_leaves_the_document_as_written(default_engine: Any) -> None:
-    context = "Thank you for your "
-    _, expected = unguessed(default_engine, context, context + "helmets ", 10)
+    context = "Please let me know as soon as "
+    _, expected = unguessed(default_engine, context, context + "possums ", 10)
     decider = guessing(default_engine, context)
-    assert decider.speculate(context, "hel")  # guessed "help", wrote "helmets"
-    found = decider.decide(context + "helmets ", "", 10)
+    assert decider.speculate(context, "poss")  # guessed "possible", wrote "possums"
+    found = decider.decide(context + "possums ", "", 10)
     assert decider.stats.adopted == 0
     assert_same(found, expected)
 

@@ -96,7 +96,9 @@ class Sessions:
         self.ahead.settings = settings
         # Deciders hold the store they read: a new one (or none) means new deciders.
         new_store = self.learner.configure(settings.learning, settings.learningScope)
-        made_with = ("windowTokens", "temperature", "blockOffensiveWords", "corrections")
+        # (A document keeps the standard spelling its decider was made with: following a
+        # change of `corrections` would cost every document its decision.)
+        made_with = ("windowTokens", "temperature", "blockOffensiveWords")
         if new_store or any(getattr(old, n) != getattr(settings, n) for n in made_with):
             self.reset()
         if (old.phraseWords, old.inline) != (settings.phraseWords, settings.inline):
