@@ -244,7 +244,9 @@ def written_paths(trace: str, cwd: Path) -> list[str]:
 GCC_TEMP = re.compile(r"^cc[A-Za-z0-9]{6}\.")
 
 
-def disallowed(paths: list[str], log_file: Path, data_dir: Path, tmp_dir: Path) -> list[str]:
+def disallowed(
+    paths: list[str], log_file: Path, data_dir: Path, tmp_dir: Path, cache_dir: Path
+) -> list[str]:
     """The paths outside what the server may write (see the README's "Privacy")."""
 
     def allowed(path: str) -> bool:
@@ -260,6 +262,11 @@ def disallowed(paths: list[str], log_file: Path, data_dir: Path, tmp_dir: Path) 
             # removes) its own temporaries in $TMPDIR, and the compiler probe
             # `sh -c "g++ --version > /dev/null 2>&1"` opens /dev/null for writing.
             or p.is_relative_to(tmp_dir / "mlx")
+            # The corrections' deletion index (engine/corrections.py, `cache_dir`): built
+            # from the model's word lists once, and holding nothing typed (and the
+            # folders made for it).
+            or p.is_relative_to(cache_dir)
+            or p in cache_dir.parents
             or (p.parent == tmp_dir and bool(GCC_TEMP.match(p.name)))
             or path == "/dev/null"
             # Bytecode caches are written by the Python interpreter on import when a
@@ -292,7 +299,7 @@ def test_the_write_checker_flags_writes_elsewhere(tmp_path: Path) -> None:
         ]
     )
     paths = written_paths(trace, Path("/work/cwd"))
-    assert disallowed(paths, log_file, data, tmp) == [
+    assert disallowed(paths, log_file, data, tmp, Path("/home/u/.cache/nextword/corrections")) == [
         "/tmp/x",
         "/tmp/y",
         "/srv/cache/z.bin",
@@ -328,7 +335,8 @@ def test_server_writes_only_its_log_file(tmp_path: Path, learning: bool) -> None
     paths = written_paths(trace_file.read_text(), cwd)
     assert str(log_file) in paths  # the trace does see the server's own writes
     data_dir = home / ".local" / "share" / "nextword"
-    assert disallowed(paths, log_file, data_dir, tmp) == []
+    cache_dir = home / ".cache" / "nextword" / "corrections"
+    assert disallowed(paths, log_file, data_dir, tmp, cache_dir) == []
     stored = [p for p in paths if Path(p).is_relative_to(data_dir)]
     if learning:  # the store, through a temporary file beside it (written at shutdown)
         assert str(data_dir / "learning" / "user.json") in stored
