@@ -36,6 +36,7 @@ from nextword.evaluation.figures import (
     check_blocks,
     chinese_table,
     corrections_tables,
+    gate_table,
     headline_table,
     latency_table,
     machine_line,
@@ -55,6 +56,7 @@ FIGURES_BLOCKS = {
         "short-documents-table",
         "corrections-table",
         "corrections-clean-table",
+        "corrections-gate-table",
         "bench-table",
     ],
     "zh": ["machine-zh", "chinese-table"],
@@ -394,6 +396,7 @@ def _write(
             ),
             "corrections-table": offered,
             "corrections-clean-table": clean,
+            "corrections-gate-table": gate_table(_results(evals, "typos")),
             "bench-table": bench_table(
                 [("10 keys/s", bench), ("flat out", _load(out / "bench-flat.json"))]
             ),

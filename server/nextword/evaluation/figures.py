@@ -110,6 +110,24 @@ def corrections_tables(results: list[Result]) -> tuple[list[str], list[str]]:
     return offered, clean
 
 
+def gate_table(results: list[Result]) -> list[str]:
+    """The correction gate's trade-off, on the same words: per split and threshold, the
+    clean text's in-word answers that held a correction and the misspellings offered back."""
+    rows = [
+        "| dev split | gate threshold | clean in-word answers with a correction "
+        "| correction@1 | correction@3 |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for r in results:
+        for mode, g in r["typos"].get("gate", {}).items():
+            label = f"{g['threshold']:g}" + (" (fitted)" if mode == "on" else "")
+            rows.append(
+                f"| {split_name(r)} | {label} | {g['inword_corrected']:.2%} "
+                f"| {g['correction@1']:.3f} | {g['correction@3']:.3f} |"
+            )
+    return rows
+
+
 def latency_table(results: list[Result]) -> list[str]:
     """nextword's decision latency in the quality runs, at word boundaries and in words."""
     rows = [
