@@ -728,12 +728,17 @@ class Corrector:
         starts (what the gate and the normalisation read).
 
         `dense` is P(word | context) over the lexicon, `typed_mass` the probability of
-        the words that start with `typed` (A). Words beyond the lexicon (`Spelling`)
+        the words that start with `typed` (A; in a capital typed, those the lexicon
+        holds in lower case too). Words beyond the lexicon (`Spelling`)
         have no probability in context: their frequency in running text stands in for
         it, so they win only where no word the model knows explains the typing as well.
         A correction must outweigh `typed_word`, the typed text read as a word of its
         own: a rare word typed right is not corrected into a common one.
         """
+        if typed != typed.lower():
+            # "Auti" opening a sentence starts "autism" as much as any capitalised word.
+            lo, hi = self._range(typed.lower())
+            typed_mass += float(dense[lo:hi].sum())
         if not gate.opens(typed_mass, self._error_bound(len(typed))):
             return Found({}, 0.0, 0.0)  # a likely prefix: no mistake could outweigh it
         words, mass = self._corrections(typed, dense, n, typed_word)
