@@ -53,9 +53,12 @@ from nextword.engine.words import WORD_RE
 from nextword.evaluation.typos import CODESPELL, TypoGenerator, eligible
 from nextword.training.phrase_fit import fit_files, fit_parser
 
-# At most one in-word popup in two hundred on clean text carries a correction: half
-# the issue's 1% bound, since the fit's text is not the text measured.
-DEFAULT_TARGET = 0.005
+# At most one in-word popup in four hundred on clean text carries a correction, a
+# quarter of the 1% issue 35 allows: the fit's text is not the text measured, and the
+# evaluator's typist, who stops at the word once it is offered, reads the short
+# prefixes and the words no list knows (typed in full) more often than every prefix.
+# The misspellings corrected hardly depend on it (the curve in corrections.json).
+DEFAULT_TARGET = 0.0025
 DEFAULT_WORDS = 1000  # per file, from its end (eval --max-words reads from the start)
 POPUP = 5  # the candidates a popup shows (the evaluator's k = 5)
 KS = (1, 3)
