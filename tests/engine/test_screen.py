@@ -41,10 +41,21 @@ def test_a_learned_offensive_word_is_offered(default_engine: Engine) -> None:
 
 def test_informal_spellings_are_offered_the_standard_way(default_engine: Engine) -> None:
     decider = default_engine.decider()
-    for typed, standard in [("dont", "don't"), ("im", "I'm"), ("cant", "can't"), ("i", "I")]:
-        found = decider.decide("Yesterday after work ", typed, 5, correct=True)
+    for context, typed, standard in [
+        ("Yesterday after work ", "dont", "don't"),
+        ("Yesterday after work ", "im", "I'm"),
+        ("Yesterday after work ", "cant", "can't"),
+        ("Thanks! ", "i", "I"),
+        ("and then ", "i", "I"),
+    ]:
+        found = decider.decide(context, typed, 5, correct=True)
         fixes = [c.text for c in found if c.correction]
         assert standard in fixes, (typed, found)
+    # Mid-sentence "i" is on its way to in, is, it far more often than it is the
+    # pronoun typed in lower case: no "I" offered there.
+    for context in ["The keys are ", "Put the book back "]:
+        found = decider.decide(context, "i", 5, correct=True)
+        assert "I" not in [c.text for c in found], (context, found)
     for context in ["so ", "yeah ", "and then ", "I think "]:
         words = {c.text for c in decider.decide(context, "", 50)}
         assert not words & {"im", "dont", "i", "thats", "cant", "didnt"}, (context, words)

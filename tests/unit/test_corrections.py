@@ -208,9 +208,28 @@ def test_the_gate_opens_where_a_mistake_is_likely() -> None:
     dense = np.array([0.3, 0.3, 0.3])
     # "peop" starts a likely word: shut, and the share tells how little a mistake explains.
     shut = corrector.corrections("peop", dense, 5, typed_word=0, typed_mass=0.3, gate=gate)
-    assert shut.words == {} and shut.share < 0.01
+    assert shut.words == {} and gate.share(shut.typed, shut.mass) < 0.01
     opened = corrector.corrections("recie", dense, 5, typed_word=0, typed_mass=0.0, gate=gate)
-    assert list(opened.words) == ["receive"] and opened.share == 1.0
+    assert list(opened.words) == ["receive"] and gate.share(opened.typed, opened.mass) == 1.0
+
+
+def test_the_unknown_word_floor_keeps_far_fetched_corrections_out() -> None:
+    # Nothing known starts the prefix (A = 0): without a floor any correction passes;
+    # with one, only an error mass that outweighs a word no list knows.
+    floor = CorrectionGate(0.5, unknown=1e-6)
+    assert CorrectionGate(0.5).opens(0.0, 1e-12)
+    assert not floor.opens(0.0, 1e-9) and floor.opens(0.0, 1e-5)
+    assert floor.share(0.0, 1e-6) == 0.5 and floor.share(0.3, 0.0) == 0.0
+
+
+def test_a_fitted_floor_is_read_with_its_threshold(tmp_path) -> None:
+    fit = tmp_path / "corrections.json"
+    fit.write_text('{"threshold": 0.3, "unknown": 1e-7}')
+    assert CorrectionGate.read(fit) == CorrectionGate(0.3, 1e-7)
+    fit.write_text('{"threshold": 0.3}')  # a fit from before the floor
+    assert CorrectionGate.read(fit) == CorrectionGate(0.3, 0.0)
+    fit.write_text("[1, 2]")
+    assert CorrectionGate.read(fit) == CorrectionGate()
 
 
 def test_reserved_entries_are_never_read() -> None:

@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.typos is not None and "on" in gates:
         for threshold in compared_thresholds(main.loaded.path / "corrections.json"):
-            gates[f"on@{threshold:g}"] = CorrectionGate(threshold)
+            gates[f"on@{threshold:g}"] = CorrectionGate(threshold, main.gate.unknown)
     modes = {m: nextword_predictor(gate) for m, gate in gates.items()}
     predictors: dict[str, Callable[[], Predict]] = {"nextword": next(iter(modes.values()))}
     cjk_predictors: dict[str, Callable[[], Predict]] = {}
@@ -319,6 +319,7 @@ def _gate_tradeoff(
             continue
         out[mode] = {
             "threshold": gate.threshold,
+            "unknown": gate.unknown,
             "inword_corrected": clean.get("inword_corrected", 0.0),
             **{f"correction@{k}": typed[f"correction@{k}"] for k in KS},
         }

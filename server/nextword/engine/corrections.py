@@ -562,24 +562,36 @@ COMPARED = (0.002, 0.9)
 @dataclass(frozen=True)
 class CorrectionGate:
     """Whether to correct a typed prefix at all: only where it is unlikely as the start
-    of a word meant here. Of the two ways to have typed it, a word that starts so
-    (A: their probability in context) or a mistake in another's prefix (B: the error
-    mass of `Corrector.corrections`), the mistake must have at least `threshold` of
-    the probability: B / (A + B) >= threshold. Fitted on dev text, clean typing against
-    misspellings in the same contexts (training/correction_fit.py, corrections.json)."""
+    of a word meant here. Of the three ways to have typed it, a known word that starts
+    so (A: their probability in context), a word no list knows (N: `unknown`, a floor
+    for A: a name, a term, an identifier typed right) or a mistake in another's prefix
+    (B: the error mass of `Corrector.corrections`), the mistake must have at least
+    `threshold` of the probability: B / (A + N + B) >= threshold. Without N a prefix
+    that starts no known word (A = 0) is always corrected, however far-fetched the
+    correction. Both fitted on dev text, clean typing against misspellings in the same
+    contexts (training/correction_fit.py, corrections.json)."""
 
     threshold: float = DEFAULT_GATE
+    unknown: float = 0.0
 
     @classmethod
     def read(cls, path: Path) -> CorrectionGate:
         """The fitted gate of a model directory; the default where it has none."""
         try:
-            return cls(float(json.loads(path.read_text(encoding="utf-8"))["threshold"]))
-        except (OSError, ValueError, KeyError, TypeError):
+            fit = json.loads(path.read_text(encoding="utf-8"))
+            return cls(float(fit["threshold"]), float(fit.get("unknown", 0.0)))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return cls()
 
+    def share(self, typed_mass: float, error_mass: float) -> float:
+        """The mistake's share B / (A + N + B), 0 where there is no error mass."""
+        total = typed_mass + self.unknown + error_mass
+        return error_mass / total if error_mass > 0 else 0.0
+
     def opens(self, typed_mass: float, error_mass: float) -> bool:
-        return error_mass > 0 and error_mass >= self.threshold * (typed_mass + error_mass)
+        return error_mass > 0 and error_mass >= self.threshold * (
+            typed_mass + self.unknown + error_mass
+        )
 
 
 def compared_thresholds(path: Path) -> tuple[float, ...]:
@@ -593,11 +605,11 @@ def compared_thresholds(path: Path) -> tuple[float, ...]:
 
 class Found(NamedTuple):
     """What `Corrector.corrections` found: the words offered (none where the gate stays
-    shut), the error mass B, and the mistake's share B / (A + B)."""
+    shut), the error mass B, and the typed prefix's A, as the gate weighed them."""
 
     words: dict[str, float]
     mass: float
-    share: float
+    typed: float
 
 
 class Intended(NamedTuple):
@@ -740,10 +752,10 @@ class Corrector:
             lo, hi = self._range(typed.lower())
             typed_mass += float(dense[lo:hi].sum())
         if not gate.opens(typed_mass, self._error_bound(len(typed))):
-            return Found({}, 0.0, 0.0)  # a likely prefix: no mistake could outweigh it
+            # A likely prefix: no mistake could outweigh it.
+            return Found({}, 0.0, typed_mass)
         words, mass = self._corrections(typed, dense, n, typed_word)
-        share = mass / (typed_mass + mass) if mass else 0.0
-        return Found(words if gate.opens(typed_mass, mass) else {}, mass, share)
+        return Found(words if gate.opens(typed_mass, mass) else {}, mass, typed_mass)
 
     def _error_bound(self, n: int) -> float:
         """The most error mass a typed prefix of `n` letters can have: each explanation

@@ -25,7 +25,7 @@ import numpy as np
 from nextword.engine.boundary import Boundary
 from nextword.engine.components import Candidate, Component, Components, following, repeat_rate
 from nextword.engine.corrections import CorrectionGate
-from nextword.engine.filtering import filter_words, mistake_share
+from nextword.engine.filtering import filter_words, mistake_masses
 from nextword.engine.personal import PersonalStore, last_word
 from nextword.engine.scorer import Scorer
 from nextword.engine.tokensearch import spell_words
@@ -431,11 +431,12 @@ class BoundaryDecider:
             gate = None
         return filter_words(boundary, prefix, n, self.tables, correct=gate, typed=typed)
 
-    def mistake_share(self, context: str, prefix: str) -> float | None:
-        """How likely `prefix` holds a typing mistake after `context` (the share the
-        correction gate weighs); None with no decision made there."""
+    def mistake_masses(self, context: str, prefix: str) -> tuple[float, float] | None:
+        """What the correction gate weighs at `prefix` after `context`: the known words'
+        probability A and the error mass B (`CorrectionGate`); None with no decision
+        made there."""
         boundary = self._cached(context)
-        return None if boundary is None else mistake_share(boundary, prefix, self.tables)
+        return None if boundary is None else mistake_masses(boundary, prefix, self.tables)
 
     def _order(self, ranked: list[Candidate], k: int) -> list[Candidate]:
         """Best first at temperature 0; otherwise a draw without replacement."""

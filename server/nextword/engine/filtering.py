@@ -46,17 +46,17 @@ def filter_words(
     return _words(boundary, prefix, n, tables, correct, typed)
 
 
-def mistake_share(boundary: Boundary, prefix: str, tables: WordTables) -> float:
-    """How likely `prefix` holds a typing mistake here: the share the correction gate
-    weighs (`CorrectionGate`), 0 where the tables correct nothing."""
+def mistake_masses(boundary: Boundary, prefix: str, tables: WordTables) -> tuple[float, float]:
+    """What the correction gate weighs at `prefix` here (`CorrectionGate`): the known
+    words' probability A and the error mass B; (A, 0) where the tables correct nothing."""
     corrector = tables.corrector
-    if corrector is None or not prefix:
-        return 0.0
     _, typed_word, _, known = _typed(boundary, prefix, 1, tables, True, False)
+    if corrector is None or not prefix:
+        return known, 0.0
     found = corrector.corrections(
         prefix, boundary.dense, 1, typed_word=typed_word, typed_mass=known, gate=CorrectionGate(0.0)
     )
-    return found.share
+    return found.typed, found.mass
 
 
 def _words(
@@ -85,7 +85,10 @@ def _words(
         # "dont" typed in full: its standard spelling, at its own probability here.
         j = tables.lexicon.index.get(standard)
         p = float(boundary.dense[j]) if j is not None else boundary.extra.get(standard, 0.0)
-        if p > 0 and standard not in found:
+        # Offered where the gate finds the variant a likely reading of what was typed,
+        # as it does a mistake: "dont" starts almost nothing, but mid-sentence "i" is
+        # on its way to in, is, it more often than it is the pronoun in lower case.
+        if p > 0 and standard not in found and correct.opens(known - typed_word, p):
             corrections[standard] = max(corrections.get(standard, 0.0), p)
             mass += p
     mass = mass or 1.0

@@ -31,8 +31,11 @@ At a threshold t a clean prefix carries a correction when its share reaches t an
 open popup has one; a misspelling is corrected at k when some prefix shows the word
 meant in the top k (the gate open there when the share reaches t). The threshold
 fitted is the lowest (so the most misspellings corrected) at which at most `--target`
-of the clean prefixes carry a correction; the file holds the curve beside it, and
-the two thresholds `nextword eval --typos` reports beside the fitted one.
+of the clean prefixes carry a correction. The share counts a floor N for the words no
+list knows (`CorrectionGate.unknown`): each floor of `UNKNOWN` gets its threshold, and
+the pair that corrects the most misspellings in the top 3 is kept. The file holds the
+floors' figures and the curve beside it, and the two thresholds `nextword eval --typos`
+reports beside the fitted one.
 """
 
 from __future__ import annotations
@@ -75,16 +78,25 @@ SHUT = CorrectionGate(2.0)  # none is
 SEED = 0
 
 
+# The unknown-word floors N tried (CorrectionGate.unknown), in the units of A: the
+# probability of the known words that start the prefix. The error mass of a far-fetched
+# correction of a name is 1e-9 or less, that of a slip in a common word 1e-6 or more.
+UNKNOWN = (0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
+Masses = tuple[float, float]  # (A, B) at one typed prefix
+
+
 @dataclass
 class Collected:
-    """What the fit's text showed, by file: the clean prefixes' shares (of those whose
-    open popup carried a correction) and how many there were; per misspelling, by k,
-    the highest share at which it is corrected (inf: corrected with the gate shut too,
-    -inf: never), and its kind."""
+    """What the fit's text showed, by file: the gate's masses (A, B) at the clean
+    prefixes whose open popup carried a correction, and how many prefixes there were;
+    per misspelling, by k, whether the popup with the gate shut shows the word meant
+    and the masses at the prefixes where the open one does, and its kind."""
 
-    clean: dict[str, list[float]] = field(default_factory=dict)
+    clean: dict[str, list[Masses]] = field(default_factory=dict)
     prefixes: dict[str, int] = field(default_factory=dict)
-    typos: dict[str, list[tuple[dict[int, float], str]]] = field(default_factory=dict)
+    typos: dict[str, list[tuple[dict[int, tuple[bool, list[Masses]]], str]]] = field(
+        default_factory=dict
+    )
 
 
 def collect(engine: Any, files: Sequence[Path], max_words: int, cache: Path) -> Collected:
@@ -106,7 +118,7 @@ def collect(engine: Any, files: Sequence[Path], max_words: int, cache: Path) -> 
                     if j <= REFINED_LETTERS:
                         decider.refine(context, word[:j])  # as the server does between keys
                     if j and _gated(decider, context, word[:j], popup):
-                        clean.append(decider.mistake_share(context, word[:j]))
+                        clean.append(decider.mistake_masses(context, word[:j]))
                     found.prefixes[path.stem] += j > 0
                 typo = misspelled.get(match.start())
                 if typo is not None and eligible(word):
@@ -124,76 +136,96 @@ def _gated(decider: Any, context: str, prefix: str, popup: list[Any]) -> bool:
     return bool(fixes - {c.text for c in shut if c.correction})
 
 
-def _corrected_at(decider: Any, context: str, typed: str, meant: str) -> dict[int, float]:
-    """By k, the highest mistake share at which `meant` is among the top k of the popup
-    at some prefix of `typed` (inf where the gate shut shows it too, -inf where none)."""
-    best = {k: -np.inf for k in KS}
+def _corrected_at(
+    decider: Any, context: str, typed: str, meant: str
+) -> dict[int, tuple[bool, list[Masses]]]:
+    """By k, whether `meant` is among the top k of the popup with the gate shut at some
+    prefix of `typed`, and the gate's masses at the prefixes where the open one has it."""
+    best: dict[int, tuple[bool, list[Masses]]] = {k: (False, []) for k in KS}
     for j in range(len(typed) + 1):
         shown = [c.text for c in decider.decide(context, typed[:j], POPUP, correct=True)]
-        share = decider.mistake_share(context, typed[:j]) if j else 0.0
+        masses = decider.mistake_masses(context, typed[:j]) if j else (1.0, 0.0)
         shut = [
             c.text for c in decider.filter_cached(context, typed[:j], POPUP, correct=SHUT) or []
         ]
         for k in KS:
             if meant in shut[:k]:
-                best[k] = np.inf
+                best[k] = (True, best[k][1])
             elif meant in shown[:k]:
-                best[k] = max(best[k], share)
+                best[k][1].append(masses)
     return best
 
 
-def clean_share(found: Collected, threshold: float) -> float:
-    """The share of clean in-word prefixes whose popup carries a correction at `threshold`."""
-    shown = sum(int((np.array(v) >= threshold).sum()) for v in found.clean.values())
+def clean_share(found: Collected, gate: CorrectionGate) -> float:
+    """The share of clean in-word prefixes whose popup carries a correction at `gate`."""
+    shown = sum(gate.opens(a, b) for v in found.clean.values() for a, b in v)
     return shown / max(sum(found.prefixes.values()), 1)
 
 
-def corrected(found: Collected, threshold: float, k: int, kind: str | None = None) -> float:
-    """correction@k at `threshold`, of the misspellings of `kind` ("codespell", or the
+def corrected(found: Collected, gate: CorrectionGate, k: int, kind: str | None = None) -> float:
+    """correction@k at `gate`, of the misspellings of `kind` ("codespell", or the
     synthetic ones: "synthetic"; None: all)."""
     ats = [
-        at[k]
+        shut or any(gate.opens(a, b) for a, b in opened)
         for typos in found.typos.values()
         for at, made in typos
         if kind is None or (made == CODESPELL) == (kind == CODESPELL)
+        for shut, opened in [at[k]]
     ]
-    return sum(a >= threshold for a in ats) / max(len(ats), 1)
+    return sum(ats) / max(len(ats), 1)
 
 
-def fit_threshold(found: Collected, target: float) -> float:
-    """The lowest threshold at which at most `target` of the clean prefixes carry a
-    correction (the shares are the candidates; just above the last one over), and at
-    most 1: where nothing known starts the typed prefix (a share of 1) it is always
-    corrected, even where that alone is more than the target."""
-    shares = np.sort(np.concatenate([np.array(v, dtype=float) for v in found.clean.values()]))
+def fit_threshold(found: Collected, target: float, unknown: float = 0.0) -> float:
+    """The lowest threshold at which, with the floor `unknown`, at most `target` of the
+    clean prefixes carry a correction (the shares are the candidates; just above the
+    last one over), and at most 1: without a floor, where nothing known starts the
+    typed prefix (a share of 1) it is always corrected."""
+    floor = CorrectionGate(0.0, unknown)
+    shares = np.sort([floor.share(a, b) for v in found.clean.values() for a, b in v])
     allowed = int(target * sum(found.prefixes.values()))  # prefixes that may carry one
     if len(shares) <= allowed:
         return 0.0
     return min(1.0, float(np.nextafter(shares[len(shares) - allowed - 1], np.inf)))
 
 
-def figures(found: Collected, threshold: float) -> dict[str, float]:
-    out = {"threshold": round(threshold, 6), "clean_share": round(clean_share(found, threshold), 5)}
+def fit_gate(found: Collected, target: float) -> CorrectionGate:
+    """Of the floors `UNKNOWN`, each with its threshold for `target`, the gate that
+    corrects the most misspellings in the top 3 (the smaller floor on a tie)."""
+    gates = [CorrectionGate(fit_threshold(found, target, n), n) for n in UNKNOWN]
+    return max(gates, key=lambda g: (corrected(found, g, 3), -g.unknown))
+
+
+def figures(found: Collected, gate: CorrectionGate) -> dict[str, float]:
+    out = {
+        "threshold": round(gate.threshold, 6),
+        "unknown": gate.unknown,
+        "clean_share": round(clean_share(found, gate), 5),
+    }
     for kind, label in ((CODESPELL, "codespell"), ("synthetic", "synthetic"), (None, "all")):
         for k in KS:
-            out[f"{label}_correction@{k}"] = round(corrected(found, threshold, k, kind), 4)
+            out[f"{label}_correction@{k}"] = round(corrected(found, gate, k, kind), 4)
     return out
 
 
 def record(
     found: Collected, target: float, files: Sequence[Path], max_words: int
 ) -> dict[str, Any]:
-    """What corrections.json holds: the threshold, what it achieved, the curve."""
-    threshold = fit_threshold(found, target)
-    compare = [fit_threshold(found, target * LOOSER), STRICTER]
+    """What corrections.json holds: the gate, what it achieved, the curves."""
+    gate = fit_gate(found, target)
+    compare = [fit_threshold(found, target * LOOSER, gate.unknown), STRICTER]
     typos = [kind for t in found.typos.values() for _, kind in t]
     return {
-        "threshold": float(f"{threshold:.4g}"),
-        "share_is": "B / (A + B): the error model's mass over it and the typed prefix's (A)",
+        "threshold": float(f"{gate.threshold:.4g}"),
+        "unknown": gate.unknown,
+        "share_is": "B / (A + N + B): the error model's mass over it, the typed prefix's "
+        "known words' (A) and the unknown-word floor (N)",
         "target_clean_share": target,
-        "fitted": figures(found, threshold),
+        "fitted": figures(found, gate),
         "compare": [float(f"{t:.4g}") for t in compare],
-        "curve": [figures(found, t) for t in CURVE],
+        "floors": [
+            figures(found, CorrectionGate(fit_threshold(found, target, n), n)) for n in UNKNOWN
+        ],
+        "curve": [figures(found, CorrectionGate(t, gate.unknown)) for t in CURVE],
         "clean_prefixes": sum(found.prefixes.values()),
         "misspellings": {
             "codespell": typos.count(CODESPELL),
@@ -232,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     (Path(args.model) / "corrections.json").write_text(json.dumps(fit, indent=2) + "\n")
     f = fit["fitted"]
     print(
-        f"threshold {fit['threshold']}: {f['clean_share']:.2%} of {fit['clean_prefixes']} clean "
+        f"threshold {fit['threshold']}, unknown-word floor {fit['unknown']:g}: "
+        f"{f['clean_share']:.2%} of {fit['clean_prefixes']} clean "
         f"prefixes carry a correction; correction@3 {f['codespell_correction@3']:.3f} "
         f"(codespell) {f['synthetic_correction@3']:.3f} (synthetic)"
     )
