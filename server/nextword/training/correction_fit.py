@@ -128,7 +128,7 @@ def collect(engine: Any, files: Sequence[Path], max_words: int, cache: Path) -> 
 
 def _gated(decider: Any, context: str, prefix: str, popup: list[Any]) -> bool:
     """Whether the open popup holds a correction the gate shut would not show (a standard
-    spelling, "I" for "i", shows either way)."""
+    spelling, "I" for "i", passes the gate too: it counts)."""
     fixes = {c.text for c in popup if c.correction}
     if not fixes:
         return False
