@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nextword.engine.genres import GenreNGram, GenreWeights
+from nextword.engine.genres import CATCH_UP_WORDS, GenreNGram, GenreWeights
 from nextword.engine.ngram import DISCOUNT, NGram
 from nextword.training.tables import build_genre_ngrams, ngram_ids, ngram_tables
 
@@ -71,6 +71,14 @@ def test_each_genre_has_its_trigram_and_the_document_finds_its_own(tmp_path: Pat
     assert tracker.words == words + 1
     tracker.update("the law shall be the law. the ")
     assert tracker.weights[1] > 0.8
+    # Text that jumped ahead is read from its last words only, each in its own history.
+    jumped = "the law shall be the law. the "
+    tracker.update(jumped)
+    before = tracker.words
+    tracker.update(jumped + "hello how are you. " * 20)
+    assert tracker.words == before + CATCH_UP_WORDS
+    assert tracker.history == (INDEX["you"], start)  # the sentence end is <s>
+    tracker.update("the law shall be the law. the ")
     # The mix follows the weights: after "the", "law" from the speeches.
     mixed = model.distribution(start, INDEX["the"], tracker.weights)
     assert int(np.argmax(mixed)) == INDEX["law"]
