@@ -8,21 +8,9 @@ import numpy as np
 import pytest
 
 from nextword.data.misspellings import is_reserved, parse
-from nextword.engine.corrections import (
-    KINDS,
-    NEIGHBOURS,
-    CorrectionGate,
-    Corrector,
-    DeletionIndex,
-    ErrorModel,
-    Spelling,
-    cased,
-    classify,
-    deletes,
-    edits,
-    pair_kinds,
-    typed_case,
-)
+from nextword.engine.corrections import CorrectionGate, Corrector, Spelling, cased, typed_case
+from nextword.engine.deletions import DeletionIndex, deletes
+from nextword.engine.errormodel import KINDS, NEIGHBOURS, ErrorModel, classify, edits, pair_kinds
 from nextword.engine.loader import MODELS_DIR
 
 

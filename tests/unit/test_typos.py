@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from nextword.engine.corrections import classify
+from nextword.engine.errormodel import classify
 from nextword.engine.words import WORD_RE
 from nextword.evaluation.typist import Tally, speller_rates, type_document
 from nextword.evaluation.typos import (

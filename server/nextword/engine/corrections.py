@@ -5,26 +5,13 @@ A noisy channel, as a phone keyboard decides it:
     score(word) = P(word | context) * P(typed prefix | the word's prefix)
 
 The first factor is the boundary's mixed distribution, already computed; the second
-is the error model below. A typed prefix is compared with the prefixes of known
-words up to two edits away: a neighbouring key or another vowel struck ("definately"),
-two letters swapped ("recie" for "recei-ve", "teh"), a letter left out or one of a
-double ("adress"), a letter struck twice or an extra key, and, rarer, any other
-letter for one ("sould") or a stray letter ("slibling"). Each kind of edit has its own
-rate per opportunity, fitted on real misspellings (codespell's dictionary, the
-entries CORPORA.md allows: training/typo_fit.py writes models/typos.json). Two edits
-in one word weigh the product of their rates times a factor fitted on the same pairs
-(13% of them are two edits from their correction, against 83% one), and are searched
-where the typed prefix starts no known word (elsewhere one edit explains the typing
-at least as well, and two reach most of the lexicon).
-
-Candidates come from a deletion index (SymSpell's symmetric deletes, Garbe 2012): every
-prefix of up to INDEXED letters of the words corrections may offer, filed under what
-is left of it once one or two of its letters are deleted. The typed prefix's own
-deletes looked up there give every known prefix within two edits, in one vectorised
-search; the error model then scores each (`ErrorModel.weight`). Longer prefixes are
+is the error model (errormodel.py), each kind of edit at its rate fitted on real
+misspellings. A typed prefix is compared with the prefixes of known words up to two
+edits away. Two edits are searched where the typed prefix starts no known word
+(elsewhere one edit explains the typing at least as well, and two reach most of the
+lexicon). Candidates come from the deletion index (deletions.py); longer prefixes are
 looked up by their first INDEXED letters and the words found extended (SymSpell's
-prefix length). The index is built once per word list and cached on disk
-(`cache_dir()`), then memory-mapped: a load reads none of it until a key is looked up.
+prefix length).
 
 Case is read once, here: the typed prefix is lower-cased, and the case it was typed
 in (lower, Capitalised, UPPER) is put back on the words offered (`cased`). Beyond the
@@ -42,11 +29,8 @@ from __future__ import annotations
 
 import bisect
 import functools
-import hashlib
 import heapq
-import itertools
 import json
-import os
 import re
 from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -55,29 +39,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-# QWERTY rows, each offset by its stagger; keys are neighbours when they touch.
-ROWS = (("qwertyuiop", 0.0), ("asdfghjkl", 0.25), ("zxcvbnm", 0.75))
-VOWELS = "aeiouy"
-# The kinds of edit, named by what the typist did to the intended letters: first the
-# slips of a keyboard...
-SLIPS = (
-    "transpose",  # two neighbouring letters swapped: teh
-    "substitute_adjacent",  # a neighbouring key struck instead: thw
-    "substitute_vowel",  # another vowel written: definately
-    "omit_double",  # one letter of a double left out: adress
-    "omit",  # a letter left out: goverment
-    "insert_double",  # a letter struck twice: untill
-    "insert_adjacent",  # an extra neighbouring key struck: thew
-)
-# ...then the rarer mistakes that fit none of them (a letter misremembered, a stray
-# key): 7,500 of codespell's allowed pairs, at a fifth to a half of the rate per
-# chance of the nearest slip. A word this far from a far commoner one is still taken
-# for a word of its own (training/spelling.py: only slips make it a misspelling).
-KINDS = (
-    *SLIPS,
-    "substitute_other",  # another letter, neither beside the key nor a vowel: sould
-    "insert_other",  # an extra letter, neither a repeat nor beside a neighbour: slibling
-)
+from nextword.engine.deletions import INDEXED, DeletionIndex, distances, written
+from nextword.engine.errormodel import ErrorModel
+
 # Prefixes shorter than this are not corrected: two letters are too little to
 # tell a mistake from the start of another word.
 MIN_TYPED = 3
@@ -88,15 +52,6 @@ SPELLING_MIN_TYPED = 5
 # Two mistakes are searched for only in a prefix this long that starts no known word
 # (a certain mistake): shorter, two edits reach most of the lexicon.
 TWO_EDITS_MIN_TYPED = 5
-# The deletion index holds prefixes of up to this many letters: 2.2M entries (18 MB on
-# disk) for the 76,000 words of the bundled lists; 6 letters would be 1.4M, 8 about 3.4M.
-INDEXED = 7
-# Bumped when the index's file format changes: the cached files are named by it.
-INDEX_VERSION = 2
-CACHE_DIR_ENV = "NEXTWORD_CACHE_DIR"  # overrides the cache directory (tests, portable setups)
-# Index files kept in the cache directory: the newest few word lists (a retrained model
-# and the one before it), not one per build ever made.
-CACHED_INDEXES = 3
 # A longer prefix looked up by its first INDEXED letters is compared with at most this
 # many words that start so ("interna-": international, internally, ...).
 EXTENDED_WORDS = 400
@@ -108,361 +63,6 @@ _CONTRACTION = re.compile(r"[A-Za-z]+'[a-z]{1,2}")
 # Words this short are prose words wherever the lexicon has them: the general-English
 # list starts at four letters (training/spelling.py).
 SHORT_WORD = 3
-
-
-def _neighbours() -> dict[str, str]:
-    where = {c: (row, col + offset) for row, (keys, offset) in enumerate(ROWS)
-             for col, c in enumerate(keys)}  # fmt: skip
-    out = {}
-    for c, (row, x) in where.items():
-        out[c] = "".join(
-            d for d, (r, y) in where.items() if d != c and abs(r - row) <= 1 and abs(x - y) <= 1
-        )
-    return out
-
-
-NEIGHBOURS = _neighbours()
-ALPHABET = "abcdefghijklmnopqrstuvwxyz"
-
-
-@dataclass(frozen=True)
-class ErrorModel:
-    """P(typed | intended) for one edit of each kind, per opportunity to make it, and
-    for two: rates[a] * rates[b] * pair_factor (0 where the fit did not measure it)."""
-
-    rates: dict[str, float] = field(default_factory=dict)
-    pair_factor: float = 0.0
-
-    @classmethod
-    def read(cls, path: Path) -> ErrorModel:
-        """The fitted rates; an empty model (no corrections) where the file is unreadable."""
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-            rates = record["rates"]
-            return cls({k: float(rates[k]) for k in KINDS}, float(record.get("pair_factor", 0)))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return cls()
-
-    def weight(self, typed: str, intended: str, *, two: bool = False) -> float:
-        """P(typed | intended) for a typed prefix and an intended one (lower case), by
-        the likeliest explanation of one edit, or with `two` of two; 0 where none.
-
-        The typed prefix may end before the intended one goes on: an intended prefix
-        that starts with it is a completion, not a mistake (0), and one that is the
-        typed text with its next letter is that letter not typed yet.
-        """
-        if not self.rates or intended.startswith(typed):
-            return 0.0
-        kind = classify(typed, intended)
-        if kind is not None:
-            return self.rates[kind]
-        if not two or not self.pair_factor:
-            return 0.0
-        return max(
-            (
-                self.rates[a] * self.rates[b] * self.pair_factor
-                for a, b in pair_kinds(typed, intended)
-            ),
-            default=0.0,
-        )
-
-
-def edits(typed: str) -> Iterator[tuple[str, str]]:
-    """(intended prefix, kind) for every one-edit explanation of `typed` the model knows
-    (the tools' search: training/spelling.py; the engine looks them up in the index).
-
-    The last typed letter may be the start of a longer intended word, so an edit
-    there is read as a prefix: "recie" is explained by "recei" (a swap).
-    """
-    n = len(typed)
-    low = typed.lower()
-    for i in range(n - 1):
-        if low[i] != low[i + 1]:
-            yield typed[:i] + typed[i + 1] + typed[i] + typed[i + 2 :], "transpose"
-    for i in range(n):
-        for d in ALPHABET:
-            if d != low[i]:
-                intended = typed[:i] + _case_like(d, typed[i]) + typed[i + 1 :]
-                yield intended, _substitution(d, low[i])
-    for i in range(n):
-        # A letter the typist left out, before typed[i]: one of a double, or any. (After
-        # the last typed letter it is only the next letter, not yet typed.)
-        before = low[i - 1] if i else ""
-        if i:
-            yield typed[:i] + typed[i - 1] + typed[i:], "omit_double"
-        for d in ALPHABET:
-            if d != before:
-                yield typed[:i] + _case_like(d, typed[i]) + typed[i:], "omit"
-    for i in range(n):
-        yield typed[:i] + typed[i + 1 :], _insertion(low, i)
-
-
-def _case_like(letter: str, model: str) -> str:
-    return letter.upper() if model.isupper() else letter
-
-
-def _substitution(intended: str, typed: str) -> str:
-    """The kind of striking `typed` for the letter `intended`."""
-    if typed in NEIGHBOURS.get(intended, ""):
-        return "substitute_adjacent"
-    if intended in VOWELS and typed in VOWELS:
-        return "substitute_vowel"
-    return "substitute_other"
-
-
-def _insertion(typed: str, i: int) -> str:
-    """The kind of the extra letter typed[i] (lower case): a repeat, or a key beside the
-    one before or after it, or another."""
-    c = typed[i]
-    if (i > 0 and typed[i - 1] == c) or (i + 1 < len(typed) and typed[i + 1] == c):
-        return "insert_double"
-    near = (i > 0 and c in NEIGHBOURS.get(typed[i - 1], "")) or (
-        i + 1 < len(typed) and c in NEIGHBOURS.get(typed[i + 1], "")
-    )
-    return "insert_adjacent" if near else "insert_other"
-
-
-def classify(typed: str, intended: str) -> str | None:
-    """The kind of the one edit that turns `intended` into `typed`; None if not one."""
-    t, w = typed.lower(), intended.lower()
-    if len(t) == len(w):
-        diff = [i for i in range(len(t)) if t[i] != w[i]]
-        if len(diff) == 2 and diff[1] == diff[0] + 1:
-            i = diff[0]
-            if t[i] == w[i + 1] and t[i + 1] == w[i]:
-                return "transpose"
-        if len(diff) == 1:
-            return _substitution(w[diff[0]], t[diff[0]])
-        return None
-    if len(t) == len(w) - 1:  # a letter left out
-        for i in range(len(w)):
-            if w[:i] + w[i + 1 :] == t:
-                doubled = (i > 0 and w[i - 1] == w[i]) or (i + 1 < len(w) and w[i + 1] == w[i])
-                return "omit_double" if doubled else "omit"
-        return None
-    if len(t) == len(w) + 1:  # a letter too many
-        for i in range(len(t)):
-            if t[:i] + t[i + 1 :] == w:
-                return _insertion(t, i)
-        return None
-    return None
-
-
-def pair_kinds(typed: str, intended: str) -> list[tuple[str, str]]:
-    """(first kind, second kind) of each explanation of `typed` by two edits of
-    `intended` (lower case) after its first letter (a swap is also two substitutions:
-    `ErrorModel.weight` reads one edit first).
-
-    The first letter stays: it is wrong in 2.6% of codespell's two-edit misspellings,
-    and two edits with it free reach far more words. An alignment can always make its
-    first edit where the texts first differ, so each edit possible there is undone
-    and the rest read as one edit (`classify`); an intended prefix that starts with
-    the text left after the first is a completion of a one-edit explanation.
-    """
-    if abs(len(typed) - len(intended)) > 2:
-        return []
-    p = next((i for i, (a, b) in enumerate(zip(typed, intended, strict=False)) if a != b), None)
-    if p is None:
-        p = min(len(typed), len(intended))
-    if p == 0:
-        return []
-    # (the text with the first edit undone, its kind)
-    undone = []
-    if p < len(typed) and p < len(intended):
-        undone.append(
-            (typed[:p] + intended[p] + typed[p + 1 :], _substitution(intended[p], typed[p]))
-        )
-        swapped = p + 1 < min(len(typed), len(intended))
-        if swapped and typed[p] == intended[p + 1] and typed[p + 1] == intended[p]:
-            undone.append((typed[:p] + typed[p + 1] + typed[p] + typed[p + 2 :], "transpose"))
-    if p < len(typed):
-        undone.append((typed[:p] + typed[p + 1 :], _insertion(typed, p)))
-    if p < len(intended):
-        middle = typed[:p] + intended[p] + typed[p:]
-        doubled = middle[p - 1] == middle[p] or (p + 1 < len(middle) and middle[p + 1] == middle[p])
-        undone.append((middle, "omit_double" if doubled else "omit"))
-    out = []
-    for middle, first in undone:
-        if intended.startswith(middle):
-            continue  # one edit and a completion
-        second = classify(middle, intended)
-        if second is not None:
-            out.append((first, second))
-    return out
-
-
-# -- the deletion index -----------------------------------------------------------------
-
-
-def pack(text: str) -> int:
-    """Letters a-z as the digits 1-26 of a number in base 32: up to INDEXED of them fit
-    35 bits, and no two texts (of any length) share a number."""
-    value = 0
-    for c in text:
-        value = value * 32 + ord(c) - 96
-    return value
-
-
-def deletes(text: str, most: int) -> set[tuple[str, int]]:
-    """(what is left, how many deleted) for every deletion of up to `most` letters."""
-    out = {(text, 0)}
-    for n in range(1, min(most, len(text)) + 1):
-        for drop in itertools.combinations(range(len(text)), n):
-            out.add(("".join(c for i, c in enumerate(text) if i not in drop), n))
-    return out
-
-
-class DeletionIndex:
-    """Word prefixes of up to INDEXED letters, filed under their deletes of up to two
-    letters: `keys` (sorted) hashes what is left and says how many letters went, `ids`
-    names the prefix, a row of `letters` (its character codes, 0 after its end).
-
-    What is left is hashed to 30 bits (`filed`): two texts may share a key, which only
-    adds a candidate the edit distance then turns away, and the keys take 4 bytes,
-    not 8 (18 MB in all for the bundled lists, not 27).
-    """
-
-    def __init__(self, keys: np.ndarray, ids: np.ndarray, letters: np.ndarray):
-        # Plain arrays over the mapped files: numpy's memmap type costs per access.
-        self.keys, self.ids, self.letters = np.asarray(keys), np.asarray(ids), np.asarray(letters)
-        self.lengths = np.count_nonzero(self.letters, axis=1)
-
-    @classmethod
-    def build(cls, words: Sequence[str]) -> DeletionIndex:
-        """The index of the prefixes of `words` (lower-case letters a-z), in numpy: a
-        second for the bundled lists."""
-        prefixes = sorted({w[:n] for w in words for n in range(1, min(len(w), INDEXED) + 1)})
-        letters, lengths = written(prefixes, INDEXED)
-        digits = np.where(letters > 0, letters - 96, 0).astype(np.uint64)
-        keys, ids = [], []
-        for n in range(1, INDEXED + 1):
-            members = np.flatnonzero(lengths == n).astype(np.uint32)
-            for gone in range(min(2, n - 1) + 1):
-                for drop in itertools.combinations(range(n), gone):
-                    left = np.zeros(len(members), dtype=np.uint64)
-                    for i in range(n):
-                        if i not in drop:
-                            left = left * np.uint64(32) + digits[members, i]
-                    keys.append(filed(left, gone))
-                    ids.append(members)
-        key, pid = np.concatenate(keys), np.concatenate(ids)
-        order = np.lexsort((pid, key))
-        key, pid = key[order], pid[order]
-        # "aab" less either "a" is one entry.
-        keep = np.ones(len(key), dtype=bool)
-        keep[1:] = (key[1:] != key[:-1]) | (pid[1:] != pid[:-1])
-        return cls(key[keep], pid[keep], letters)
-
-    @classmethod
-    def cached(cls, words: Sequence[str], directory: Path | None) -> DeletionIndex:
-        """The index of `words`, read from `directory` (memory-mapped) where it was built
-        before, else built and written there for the next load; built in memory alone
-        where there is no directory or it cannot be written."""
-        if directory is None:
-            return cls.build(words)
-        digest = hashlib.sha256(
-            f"{INDEX_VERSION} {INDEXED}\n".encode() + "\n".join(words).encode()
-        ).hexdigest()[:16]
-        paths = [directory / f"deletes-{digest}.{part}.npy" for part in ("keys", "ids", "letters")]
-        try:
-            return cls(*(np.load(path, mmap_mode="r") for path in paths))
-        except (OSError, ValueError):
-            pass
-        index = cls.build(words)
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-            for path, array in zip(paths, (index.keys, index.ids, index.letters), strict=True):
-                part = path.with_suffix(f".{os.getpid()}.tmp")
-                with part.open("wb") as out:
-                    np.save(out, array)
-                os.replace(part, path)
-            _prune(directory)
-        except OSError:
-            pass  # a read-only cache: this load keeps its index in memory
-        return index
-
-    def near(self, typed: str, most: int) -> np.ndarray:
-        """The ids of the indexed prefixes that share a delete of up to `most` letters
-        with `typed`'s first INDEXED letters (lower case a-z): every prefix within `most`
-        edits of them, and many further (`distances` tells)."""
-        head = typed[:INDEXED]
-        left = np.array([pack(s) for s in {s for s, _ in deletes(head, most)}], dtype=np.uint64)
-        queries = filed(left, 0)
-        lo = np.searchsorted(self.keys, queries)
-        hi = np.searchsorted(self.keys, queries + np.uint32(most + 1))
-        found = [self.ids[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=True) if b > a]
-        return np.unique(np.concatenate(found)) if found else np.zeros(0, dtype=np.uint32)
-
-    def prefix(self, i: int) -> str:
-        return self.letters[i].tobytes().rstrip(b"\0").decode("ascii")
-
-
-# Fibonacci hashing: the packed text times 2^64 / phi, its top 30 bits.
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-def filed(left: np.ndarray, gone: int) -> np.ndarray:
-    """The index's keys for packed texts (uint64) with `gone` letters deleted: the text
-    hashed to 30 bits, then the count in the last two, so that one text's entries lie
-    together, fewest deletes first."""
-    with np.errstate(over="ignore"):
-        hashed = (left * _GOLDEN) >> np.uint64(34)
-    return (hashed.astype(np.uint32) << np.uint32(2)) | np.uint32(gone)
-
-
-def written(texts: Sequence[str], width: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Texts (lower-case a-z) as rows of character codes, 0 after each one's end (`width`
-    columns, or as many as the longest has), and their lengths."""
-    width = width or max(len(t) for t in texts)
-    raw = "".join(t.ljust(width, "\0") for t in texts).encode("ascii")
-    letters = np.frombuffer(raw, dtype=np.uint8).reshape(len(texts), width)
-    return letters, np.array([len(t) for t in texts])
-
-
-def distances(typed: str, letters: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """(len(typed) + 1, N): the edit distance (restricted Damerau-Levenshtein: a swap of
-    two neighbours is one edit) between each prefix of `typed` and each text (as
-    `written` gives them), all texts at once, one row of the table per typed letter."""
-    n, (count, width) = len(typed), letters.shape
-    cols = np.arange(width + 1, dtype=np.int16)
-    prev = np.broadcast_to(cols, (count, width + 1)).copy()
-    before = prev
-    ends = np.arange(count)
-    out = [prev[ends, lengths]]
-    codes = np.frombuffer(typed.encode("ascii"), dtype=np.uint8)
-    for i in range(1, n + 1):
-        cost = (letters != codes[i - 1]).astype(np.int16)
-        row = np.empty_like(prev)
-        row[:, 0] = i
-        row[:, 1:] = np.minimum(prev[:, 1:] + 1, prev[:, :-1] + cost)
-        if i > 1 and width > 1:
-            swap = (letters[:, :-1] == codes[i - 1]) & (letters[:, 1:] == codes[i - 2])
-            row[:, 2:] = np.where(swap, np.minimum(row[:, 2:], before[:, :-2] + 1), row[:, 2:])
-        # A letter written in the text but not typed, left to right: a running minimum.
-        row = np.minimum.accumulate(row - cols, axis=1) + cols
-        before, prev = prev, row
-        out.append(row[ends, lengths])
-    return np.stack(out)
-
-
-def _prune(directory: Path) -> None:
-    """Keep the CACHED_INDEXES newest indexes in `directory`."""
-    builds: dict[str, float] = {}
-    for path in directory.glob("deletes-*.keys.npy"):
-        builds[path.name.split(".")[0]] = path.stat().st_mtime
-    for name in sorted(builds, key=builds.__getitem__)[:-CACHED_INDEXES]:
-        for path in directory.glob(f"{name}.*"):
-            path.unlink(missing_ok=True)
-
-
-def cache_dir() -> Path:
-    """Where the deletion index is cached (platformdirs), or $NEXTWORD_CACHE_DIR."""
-    override = os.environ.get(CACHE_DIR_ENV)
-    if override:
-        return Path(override) / "corrections"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("nextword", appauthor=False)) / "corrections"
 
 
 # -- the words offered ------------------------------------------------------------------
@@ -855,32 +455,3 @@ def _top(weights: np.ndarray, n: int) -> Iterator[int]:
     for i in top:
         if weights[i] > 0:
             yield int(i)
-
-
-def prefix_opportunities(word: str) -> dict[str, int]:
-    """How many ways each kind of edit could strike `word` (the fit's denominators)."""
-    low = word.lower()
-    n = len(low)
-    doubles = sum(1 for i in range(n - 1) if low[i] == low[i + 1])
-    near = [len(NEIGHBOURS.get(c, "")) for c in low]
-    vowels = [_other_vowels(c) for c in low]
-    return {
-        "transpose": sum(1 for i in range(n - 1) if low[i] != low[i + 1]),
-        "substitute_adjacent": sum(near),
-        "substitute_vowel": sum(vowels),
-        "omit_double": doubles,
-        "omit": n - doubles,
-        "insert_double": n,
-        "insert_adjacent": sum(near),
-        # Any of the 25 other letters that is neither a neighbour nor, for a vowel,
-        # another vowel.
-        "substitute_other": sum(25 - a - v for a, v in zip(near, vowels, strict=True)),
-        "insert_other": sum(25 - a for a in near),
-    }
-
-
-def _other_vowels(c: str) -> int:
-    """The vowels a vowel may be mistaken for that are not beside it on the keyboard."""
-    if c not in VOWELS:
-        return 0
-    return sum(1 for d in VOWELS if d != c and d not in NEIGHBOURS.get(c, ""))

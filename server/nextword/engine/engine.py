@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from nextword.blas import set_inference_threads
-from nextword.engine.corrections import CorrectionGate, ErrorModel
+from nextword.engine.corrections import CorrectionGate
 from nextword.engine.decider import Decider
+from nextword.engine.errormodel import ErrorModel
 from nextword.engine.genres import load_ngram
 from nextword.engine.lexicon import load_lexicon
 from nextword.engine.loader import (

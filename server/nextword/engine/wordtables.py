@@ -24,8 +24,10 @@ import numpy as np
 
 from nextword.engine.blocklist import Blocklist
 from nextword.engine.components import Candidate, Component, following, repeat_rate, spread
-from nextword.engine.corrections import Corrector, ErrorModel, Spelling, cache_dir
+from nextword.engine.corrections import Corrector, Spelling
+from nextword.engine.deletions import cache_dir
 from nextword.engine.doclocal import DocumentWords
+from nextword.engine.errormodel import ErrorModel
 from nextword.engine.genres import GenreNGram, GenreWeights
 from nextword.engine.hancache import following as seen_after
 from nextword.engine.lexicon import Lexicon

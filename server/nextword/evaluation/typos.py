@@ -10,7 +10,7 @@ corrupted with probability `rate`:
   position drawn uniformly among those where that kind can strike.
 
 The shares are set by hand, not fitted: a generator fitted to the engine's own error
-model (models/typos.json) would flatter it. Kinds are named as in engine/corrections.py;
+model (models/typos.json) would flatter it. Kinds are named as in engine/errormodel.py;
 here `omit` is any letter left out, one of a double included. Words that hold a digit,
 `_` or `'`, mixed-case words (identifiers) and Chinese documents are never corrupted.
 
@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from nextword.data.documents import is_han_document
-from nextword.engine.corrections import NEIGHBOURS
+from nextword.engine.errormodel import NEIGHBOURS
 from nextword.engine.words import WORD_RE
 
 MIN_LETTERS = 4

@@ -9,7 +9,7 @@ spelling.txt holds the words of general English from wordfreq's list (data/wordf
 lower-case words of MIN_LETTERS letters a-z or more, at least MIN_FREQUENCY per word of
 running text, less misspellings: web text writes "recieved" and "adress" often enough
 for wordfreq to list them. Out go the misspellings in codespell's allowed part, any
-word one typing mistake (engine/corrections.py's slips) from a word TYPO_RATIO times as
+word one typing mistake (engine/errormodel.py's slips) from a word TYPO_RATIO times as
 frequent, and any that a doubled letter struck where none is and one left out where
 one is turn a word TWO_TYPO_RATIO times as frequent into ("tommorow", "sooo"): that it
 is written at all is most likely the mistake. The engine drops the words its
@@ -32,7 +32,8 @@ from pathlib import Path
 from nextword.data.misspellings import CODESPELL, allowed_pairs
 from nextword.data.misspellings import LICENSE as CODESPELL_LICENSE
 from nextword.data.wordfreq import LICENSE, WORDFREQ, english_frequencies
-from nextword.engine.corrections import SLIPS, deletes, edits, pair_kinds
+from nextword.engine.deletions import deletes
+from nextword.engine.errormodel import SLIPS, edits, pair_kinds
 from nextword.engine.loader import MODELS_DIR
 
 # One in ten million words: about the rarest a typist writes in a year of email,

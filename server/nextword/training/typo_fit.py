@@ -1,4 +1,4 @@
-"""Fit the corrections' error model (engine/corrections.py) on real misspellings.
+"""Fit the corrections' error model (engine/errormodel.py) on real misspellings.
 
     python -m nextword.training.typo_fit [--cache DIR] [--out FILE]
 
@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 from nextword.data.misspellings import CODESPELL, LICENSE, allowed_pairs
-from nextword.engine.corrections import KINDS, classify, edits, prefix_opportunities
+from nextword.engine.errormodel import KINDS, classify, edits, prefix_opportunities
 from nextword.engine.loader import MODELS_DIR
 
 # About one word in fifty typed wrong before the typist notices: the order of the
