@@ -84,7 +84,7 @@ def following_words(doc: str, start: int, n: int) -> list[str]:
 
 def guessed_at(decider: Any, context: str, word: str, typed: int | None = None) -> str | None:
     """The prefix of `word` (of at most `typed` letters) at which the server guesses it
-    and searches the phrase the guess starts (lsp/sessions.py): the first whose
+    and searches the phrase the guess starts (lsp/ahead.py): the first whose
     likeliest word (`guess`: a completion, or the prefix as a whole word) is at least
     SPECULATE_MIN likely; None when none is."""
     for j in range(1, min(len(word) if typed is None else typed, len(word)) + 1):

@@ -25,7 +25,7 @@ the word-by-word typist gains from) is reported beside it. When no threshold rea
 the target, `threshold` is null and no phrase is shown.
 
 In a word the server shows the phrase searched with its guess of the word (at the
-first prefix whose likeliest word is at least SPECULATE_MIN likely, lsp/sessions.py),
+first prefix whose likeliest word is at least SPECULATE_MIN likely, lsp/ahead.py),
 and the first word's probability there is given the typed prefix: scores run higher
 than at a word start for phrases no more often right. The same fit at those prefixes
 (the word being typed counts among the phrase's words) gives the in-word threshold,
