@@ -250,8 +250,21 @@ def run(args: argparse.Namespace) -> int:
             raise CommandError(f"{corpus} lacks {', '.join(missing)}, which no source prepares")
         prepare.append(Step(f"prepare the corpus ({', '.join(missing)})", tuple(command[1:])))
 
-    runner = Runner(len(prepare) + len(evals) + len(measured) + 1, out)
+    # Evaluations run side by side would each build Presage's English database (minutes,
+    # the same file): one process builds it first, on one word, and the others read it.
+    database = []
+    if "en" in langs and args.jobs > 1:
+        database.append(
+            Step(
+                "Presage's English database",
+                ("eval", str(dev / "email.txt"), "--max-words", "1", "--baseline", "presage",
+                 "--model", str(args.model), *common),
+                out / "presage-database.json",
+            )
+        )  # fmt: skip
+    runner = Runner(len(prepare) + len(database) + len(evals) + len(measured) + 1, out)
     runner.run(prepare)
+    runner.run(database)
     if "en" in langs:
         _fixed_cache_weight(args.model, out / "model-fixed-cache-weight")
     runner.run(evals, args.jobs)
