@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from helpers import FIXTURES, ROOT, nextword
-from nextword.evaluation.figures import CHINESE_SPLITS, GENRES
+from nextword.evaluation.figures import CHINESE_SPLITS, GENRES, TYPO_GENRES
 
 MODELS = ROOT / "server" / "nextword" / "models"
 BLOCK = re.compile(r"<!-- ([\w-]+) -->\n.*?<!-- /\1 -->", flags=re.S)
@@ -76,6 +76,10 @@ def test_figures_regenerates_every_table_from_a_corpus(tmp_path: Path) -> None:
     bench = json.loads((out / "bench-10.json").read_text())
     assert f"peak RSS {bench['peak_rss_mb']:.0f} MB" in headline
     assert doctor["backend"] in headline
+    fixes = block(readme.read_text(), "corrections-headline")
+    assert "correction@3 symspell" in fixes and "clean in-word answers" in fixes
+    for split in TYPO_GENRES:
+        assert f"| {GENRES[split]} | **" in fixes
 
     # The model cards, from the same results.
     quality = json.loads((tmp_path / "en" / "eval.json").read_text())

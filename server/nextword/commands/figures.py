@@ -35,6 +35,7 @@ from nextword.evaluation.figures import (
     bench_table,
     check_blocks,
     chinese_table,
+    corrections_headline,
     corrections_tables,
     gate_table,
     headline_table,
@@ -206,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
         args.figures_page: [RUNNING_TIME, *(b for lang in langs for b in FIGURES_BLOCKS[lang])]
     }
     if "en" in langs:
-        pages[args.readme] = ["headline-table"]
+        pages[args.readme] = ["headline-table", "corrections-headline"]
     for page, names in pages.items():
         try:
             check_blocks(page, names)
@@ -418,5 +419,11 @@ def _write(
             # The Chinese model's published figures, from its last run.
             chinese = _load(args.chinese_model / "eval.json")
         headline = headline_table(quality, chinese, bench, doctor, machine)
-        write_blocks(args.readme, {"headline-table": headline})
+        write_blocks(
+            args.readme,
+            {
+                "headline-table": headline,
+                "corrections-headline": corrections_headline(_results(evals, "typos")),
+            },
+        )
     write_blocks(args.figures_page, blocks)
