@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from nextword.engine.genres import CATCH_UP_WORDS, GenreNGram, GenreWeights
+from nextword.engine.lexicon import narrowed
 from nextword.engine.ngram import DISCOUNT, NGram
 from nextword.training.tables import build_genre_ngrams, ngram_ids, ngram_tables
 
@@ -89,3 +90,15 @@ def test_ngram_ids_open_each_document_with_the_start_symbol(tmp_path: Path) -> N
     ids = list(ngram_ids([path], INDEX))
     start = len(WORDS) + 1
     assert ids == [start, INDEX["hello"], INDEX["you"], start, INDEX["how"], INDEX["are"]]
+
+
+def test_the_tables_are_read_in_the_fewest_bytes_that_hold_them() -> None:
+    ids = np.array([0, 7, 60_001], dtype=np.int32)
+    assert narrowed("tri_next", ids).dtype == np.uint16
+    assert narrowed("g3_bi_count", np.array([1, 70_000], dtype=np.int32)).dtype == np.int32
+    assert narrowed("bi_ptr", np.array([0, 5_000_000], dtype=np.int64)).dtype == np.int32
+    assert (narrowed("tri_next", ids) == ids).all()
+    # Keys (trigram contexts hashed past 32 bits) and other arrays stay as stored.
+    keys = np.array([3_600_240_003], dtype=np.int64)
+    assert narrowed("tri_keys", keys).dtype == np.int64
+    assert narrowed("counts", ids).dtype == np.int32
