@@ -188,10 +188,14 @@ def fit_threshold(found: Collected, target: float, unknown: float = 0.0) -> floa
     return min(1.0, float(np.nextafter(shares[len(shares) - allowed - 1], np.inf)))
 
 
-def fit_gate(found: Collected, target: float) -> CorrectionGate:
-    """Of the floors `UNKNOWN`, each with its threshold for `target`, the gate that
-    corrects the most misspellings in the top 3 (the smaller floor on a tie)."""
-    gates = [CorrectionGate(fit_threshold(found, target, n), n) for n in UNKNOWN]
+def floor_gates(found: Collected, target: float) -> list[CorrectionGate]:
+    """Each floor of `UNKNOWN` with its threshold for `target`."""
+    return [CorrectionGate(fit_threshold(found, target, n), n) for n in UNKNOWN]
+
+
+def fit_gate(found: Collected, gates: list[CorrectionGate]) -> CorrectionGate:
+    """Of `gates`, the one that corrects the most misspellings in the top 3 (the smaller
+    floor on a tie)."""
     return max(gates, key=lambda g: (corrected(found, g, 3), -g.unknown))
 
 
@@ -211,7 +215,8 @@ def record(
     found: Collected, target: float, files: Sequence[Path], max_words: int
 ) -> dict[str, Any]:
     """What corrections.json holds: the gate, what it achieved, the curves."""
-    gate = fit_gate(found, target)
+    floors = floor_gates(found, target)
+    gate = fit_gate(found, floors)
     compare = [fit_threshold(found, target * LOOSER, gate.unknown), STRICTER]
     typos = [kind for t in found.typos.values() for _, kind in t]
     return {
@@ -222,9 +227,7 @@ def record(
         "target_clean_share": target,
         "fitted": figures(found, gate),
         "compare": [float(f"{t:.4g}") for t in compare],
-        "floors": [
-            figures(found, CorrectionGate(fit_threshold(found, target, n), n)) for n in UNKNOWN
-        ],
+        "floors": [figures(found, g) for g in floors],
         "curve": [figures(found, CorrectionGate(t, gate.unknown)) for t in CURVE],
         "clean_prefixes": sum(found.prefixes.values()),
         "misspellings": {
