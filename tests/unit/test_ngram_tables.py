@@ -10,8 +10,13 @@ import pytest
 
 from nextword.engine.genres import CATCH_UP_WORDS, GenreNGram, GenreWeights
 from nextword.engine.lexicon import narrowed
-from nextword.engine.ngram import DISCOUNT, NGram
-from nextword.training.tables import build_genre_ngrams, ngram_ids, ngram_tables
+from nextword.engine.ngram import DISCOUNT, NGram, history_ids
+from nextword.training.tables import (
+    build_genre_ngrams,
+    build_ngrams,
+    ngram_ids,
+    ngram_tables,
+)
 
 WORDS = ["a", "b", "c", "hello", "how", "are", "you", "the", "law", "shall"]
 INDEX = {w: i for i, w in enumerate(WORDS)}
@@ -102,3 +107,46 @@ def test_the_tables_are_read_in_the_fewest_bytes_that_hold_them() -> None:
     keys = np.array([3_600_240_003], dtype=np.int64)
     assert narrowed("tri_keys", keys).dtype == np.int64
     assert narrowed("counts", ids).dtype == np.int32
+
+
+def test_a_sentence_opening_capital_is_read_as_the_word_inside_sentences(tmp_path: Path) -> None:
+    words = ["Happy", "happy", "birthday", "John", "john", "said", "to", "you"]
+    index = {w: i for i, w in enumerate(words)}
+    # (build_ngrams prunes what was seen once.)
+    text = "we are happy birthday to you . " * 5 + "Happy to . John said . we john said . " * 2
+    text += "we John said . " * 3
+    arrays = build_ngrams([write(tmp_path, "chat", text)], index)
+    fold = arrays["start_fold"]
+    # "happy" is the usual case inside sentences; "John" is a name, and stays.
+    assert fold[index["Happy"]] == index["happy"]
+    assert fold[index["John"]] == index["John"]
+    ngram = NGram(arrays, np.full(len(words), 1.0 / len(words), dtype=np.float32), fold)
+    u, v = history_ids("Thanks. Happy ", index, len(words), ngram.fold)
+    assert v == index["happy"]
+    # "happy birthday" now informs what follows a sentence's "Happy"; tables of the
+    # same text without the fold know only "Happy to".
+    uniform = np.full(len(words), 1.0 / len(words), dtype=np.float32)
+    ids = ngram_ids([tmp_path / "chat.txt"], index)
+    plain = NGram(ngram_tables(ids, len(words)), uniform)
+    birthday = index["birthday"]
+    assert ngram.distribution(u, v)[birthday] > 3 * plain.distribution(u, index["Happy"])[birthday]
+    # Inside a sentence the capital is what was written (a name's, here).
+    assert history_ids("we met Happy ", index, len(words), ngram.fold)[1] == index["Happy"]
+    # The predicted word keeps its case: a sentence opens with "Happy", not "happy".
+    start = len(words) + 1
+    you = index["you"]
+    assert ngram.prob(you, start, index["Happy"]) > ngram.prob(you, start, index["happy"])
+    # Tables written before the fold read every history as it is.
+    assert history_ids("Thanks. Happy ", index, len(words))[1] == index["Happy"]
+
+
+def test_the_genre_weights_read_histories_as_the_tables_do(tmp_path: Path) -> None:
+    chat = write(tmp_path, "chat", "hello how are you . " * 40 + "How are you . ")
+    speech = write(tmp_path, "speech", "the law shall be the law . " * 40)
+    index = {**INDEX, "How": len(WORDS)}
+    arrays = build_genre_ngrams([chat, speech], index, ["chat", "speech"], [0.5, 0.5])
+    model = GenreNGram.from_arrays(arrays, len(index), evidence=2.0)
+    assert model.fold is not None and model.fold[index["How"]] == index["how"]
+    tracker = GenreWeights(model, index)
+    tracker.update("hello. How ")
+    assert tracker.history == (len(index) + 1, index["how"])

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nextword.engine.ngram import NGram, events
+from nextword.engine.ngram import NGram, events, fold_starts
 
 # A document is read from its last words only when it is opened or changed before the
 # cursor: enough to know its genre, and a bounded cost.
@@ -33,11 +33,19 @@ CATCH_UP_WORDS = 24
 class GenreNGram:
     """One trigram per genre, and the genres' shares of the training mix."""
 
-    def __init__(self, tables: list[NGram], names: list[str], prior: np.ndarray, evidence: float):
+    def __init__(
+        self,
+        tables: list[NGram],
+        names: list[str],
+        prior: np.ndarray,
+        evidence: float,
+        fold: np.ndarray | None = None,
+    ):
         self.tables = tables
         self.names = names
         self.prior = prior / prior.sum()
         self.evidence = evidence  # the prior's weight in words (Mixture.genre_evidence_words)
+        self.fold = fold  # how histories read a sentence's first word (ngram.fold_starts)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], size: int, evidence: float) -> GenreNGram:
@@ -50,7 +58,8 @@ class GenreNGram:
             own = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
             counts = own["unigram"].astype(np.float64)
             tables.append(NGram(own, (counts + 0.5) / (counts.sum() + 0.5 * size)))
-        return cls(tables, names, arrays["genre_prior"].astype(np.float64), evidence)
+        prior = arrays["genre_prior"].astype(np.float64)
+        return cls(tables, names, prior, evidence, arrays.get("start_fold"))
 
     def distribution(self, u: int, v: int, weights: np.ndarray | None = None) -> np.ndarray:
         """P(w | u v) for every lexicon word: the genres' trigrams mixed by `weights`
@@ -77,7 +86,7 @@ def load_ngram(
     training text (models exported before the genres), or none."""
     if "genre_names" in arrays:
         return GenreNGram.from_arrays(arrays, len(unigram), evidence)
-    return NGram(arrays, unigram) if "bi_keys" in arrays else None
+    return NGram(arrays, unigram, arrays.get("start_fold")) if "bi_keys" in arrays else None
 
 
 class GenreWeights:
@@ -117,20 +126,22 @@ class GenreWeights:
         self._text = context
         n_words, start = len(self._index), len(self._index) + 1
         ids = [start if e == "<s>" else self._index.get(e, n_words) for e in new]
-        words = [i for i, e in enumerate(new) if e != "<s>"]
         u, v = self.history
+        # The same events as the histories read them (a sentence's first word folded).
+        read = fold_starts(np.array(ids, dtype=np.int64), self.model.fold, start, v).tolist()
+        words = [i for i, e in enumerate(new) if e != "<s>"]
         if len(words) > most:
             # Only the last `most` words are read; the two events before them are
             # their history.
             first = words[-most]
-            u, v = ([u, v] + ids[:first])[-2:]
-            ids = ids[first:]
-        for w in ids:
+            u, v = ([u, v] + read[:first])[-2:]
+            ids, read = ids[first:], read[first:]
+        for w, as_history in zip(ids, read, strict=True):
             if w < n_words:
                 weighted = self.weights * self.model.probs(u, v, w)
                 total = weighted.sum()
                 if total > 0:
                     self.seen += weighted / total
                     self.words += 1
-            u, v = v, w
+            u, v = v, as_history
         self.history = (u, v)

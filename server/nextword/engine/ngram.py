@@ -9,6 +9,12 @@ model's (weights fitted on dev text, see training/mixture.py).
 with n(uv) the number of distinct words seen after uv, and the same one order down
 to the unigram. N-grams seen once are pruned from the tables, their contexts' totals
 kept, so the discounted mass still flows to the lower order.
+
+A history reads a sentence's first word in the case the word usually has inside a
+sentence (`fold_starts`): "Happy" opening a sentence is the "happy" of "happy
+birthday", and "The" the "the" of every other sentence, so the few sentences that open
+with a word do not decide what follows it. Names keep their capital ("John" is
+"John" inside sentences too). The predicted word keeps the case it was written in.
 """
 
 from __future__ import annotations
@@ -28,21 +34,39 @@ def events(text: str) -> list[str]:
     return [e if e[0].isalnum() or e[0] in "_'" else "<s>" for e in EVENT_RE.findall(text)]
 
 
-def history_ids(context: str, index: dict[str, int], n_words: int) -> tuple[int, int]:
-    """The ids of the two events before the cursor; document start counts as <s>."""
+def fold_starts(ids: np.ndarray, fold: np.ndarray | None, start: int, before: int) -> np.ndarray:
+    """`ids` as histories read them: each id right after the start symbol `start` (the
+    id before the first is `before`) replaced by `fold[id]`, the id of the case the
+    word usually has inside a sentence (training/tables.py's `start_folds`). None:
+    tables written before the fold, read as they are."""
+    if fold is None or not len(ids):
+        return ids
+    previous = np.concatenate(([before], ids[:-1]))
+    return np.where(previous == start, fold[ids], ids)
+
+
+def history_ids(
+    context: str, index: dict[str, int], n_words: int, fold: np.ndarray | None = None
+) -> tuple[int, int]:
+    """The ids of the two events before the cursor, as histories read them
+    (`fold_starts`); document start counts as <s>."""
     tail = events(context[-400:])
     start = n_words + 1
     ids = [start, start] + [index.get(e, n_words) if e != "<s>" else start for e in tail]
-    return ids[-2], ids[-1]
+    u, v = fold_starts(np.array(ids[-3:]), fold, start, start)[-2:]
+    return int(u), int(v)
 
 
 class NGram:
     """Dense next-word distributions over the lexicon from the stored tables."""
 
-    def __init__(self, arrays: dict[str, np.ndarray], unigram: np.ndarray):
+    def __init__(
+        self, arrays: dict[str, np.ndarray], unigram: np.ndarray, fold: np.ndarray | None = None
+    ):
         self._a = arrays
         self._unigram = unigram.astype(np.float32)
         self._base = len(unigram) + 2
+        self.fold = fold  # how histories read a sentence's first word (`fold_starts`)
 
     def _apply(self, name: str, key: int, lower: np.ndarray) -> np.ndarray:
         keys = self._a[f"{name}_keys"]

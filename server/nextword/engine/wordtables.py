@@ -267,7 +267,7 @@ class EnglishTables(WordTables):
     def ngram_component(self, context: str, doc: Document | None = None) -> Component | None:
         if self.ngram is None:
             return None
-        u, v = history_ids(context, self.lexicon.index, len(self.lexicon))
+        u, v = history_ids(context, self.lexicon.index, len(self.lexicon), self.ngram.fold)
         if isinstance(self.ngram, GenreNGram):
             weights = None
             if isinstance(doc, EnglishDocument) and doc.genres is not None:

@@ -80,7 +80,9 @@ def fit(
         table["inf" if math.isinf(c) else f"{c:g}"] = row
         print(f"genre evidence {c:g} words: mean log-probability {row['mean']:.4f}", flush=True)
     if pooled is not None:
-        table["pooled"] = score(GenreNGram([pooled], ["all"], np.ones(1), 1.0), index, texts, 1.0)
+        table["pooled"] = score(
+            GenreNGram([pooled], ["all"], np.ones(1), 1.0, pooled.fold), index, texts, 1.0
+        )
         print(f"one trigram for all: mean log-probability {table['pooled']['mean']:.4f}")
     finite = {k: v for k, v in table.items() if k not in ("inf", "pooled")}
     best = max(finite, key=lambda k: finite[k]["mean"])

@@ -21,7 +21,7 @@ from nextword.engine.lexicon import (
     second_token_arrays,
     tokenizer_digest,
 )
-from nextword.engine.ngram import events
+from nextword.engine.ngram import events, fold_starts
 from nextword.engine.words import is_candidate, is_han, is_han_text
 from nextword.engine.wordtables import char_id
 
@@ -264,8 +264,35 @@ def _csr(
 
 
 def build_ngrams(files: list[Path], index: dict[str, int]) -> dict[str, np.ndarray]:
-    """Bigram and trigram tables over the lexicon ids (unknown = W, <s> = W + 1)."""
-    return ngram_tables(ngram_ids(files, index), len(index))
+    """Bigram and trigram tables over the lexicon ids (unknown = W, <s> = W + 1), and
+    how their histories read a sentence's first word (`start_folds`)."""
+    ids = ngram_ids(files, index)
+    fold = start_folds([ids], list(index))
+    start = len(index) + 1
+    tables = ngram_tables(ids, len(index), context=fold_starts(ids, fold, start, start))
+    return {**tables, "start_fold": fold}
+
+
+def start_folds(streams: list[np.ndarray], words: list[str]) -> np.ndarray:
+    """For each id (unknown and <s> included), the id a history reads it as when it
+    opens a sentence (engine/ngram.py, `fold_starts`): a capitalised word ("Happy",
+    "The") goes to its lower-case form where that form is the more frequent inside
+    sentences; names, written with their capital there too, stay."""
+    size = len(words)
+    start = size + 1
+    inside = np.zeros(size + 2, dtype=np.int64)
+    for ids in streams:
+        opens = np.concatenate(([True], ids[:-1] == start))
+        inside += np.bincount(ids[~opens], minlength=size + 2)
+    index = {w: i for i, w in enumerate(words)}
+    fold = np.arange(size + 2, dtype=np.int32)
+    for i, word in enumerate(words):
+        if not word[0].isupper() or word[1:] != word[1:].lower():
+            continue
+        lower = index.get(word.lower())
+        if lower is not None and inside[lower] > inside[i]:
+            fold[i] = lower
+    return fold
 
 
 def build_genre_ngrams(
@@ -281,10 +308,17 @@ def build_genre_ngrams(
             [sum(s for s, g in zip(shares, genres, strict=True) if g == name) for name in names]
         ),
     }
-    for i, name in enumerate(names):
-        ids = ngram_ids([f for f, g in zip(files, genres, strict=True) if g == name], index)
+    streams = [
+        ngram_ids([f for f, g in zip(files, genres, strict=True) if g == name], index)
+        for name in names
+    ]
+    # One fold for all genres, so a history means the same word in each.
+    out["start_fold"] = fold = start_folds(streams, list(index))
+    start = len(index) + 1
+    for i, (name, ids) in enumerate(zip(names, streams, strict=True)):
         min_count = MIN_NGRAM_COUNT if name in PRUNED_GENRES else 1
-        tables = ngram_tables(ids, len(index), min_count=min_count)
+        context = fold_starts(ids, fold, start, start)
+        tables = ngram_tables(ids, len(index), min_count=min_count, context=context)
         tables["unigram"] = np.bincount(ids[ids < len(index)], minlength=len(index))
         out.update({f"g{i}_{key}": value for key, value in tables.items()})
     return out
@@ -302,15 +336,21 @@ def han_char_ids(lines: Iterable[str], index: dict[str, int]) -> np.ndarray:
 
 
 def ngram_tables(
-    ids: np.ndarray, size: int, *, min_count: int = MIN_NGRAM_COUNT
+    ids: np.ndarray,
+    size: int,
+    *,
+    min_count: int = MIN_NGRAM_COUNT,
+    context: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
-    """Bigram and trigram tables over an id sequence (ids < `size` are predictable)."""
+    """Bigram and trigram tables over an id sequence (ids < `size` are predictable);
+    `context`: the same sequence as histories read it (`fold_starts`), default `ids`."""
     base = size + 2
+    history = ids if context is None else context
     out: dict[str, np.ndarray] = {}
     for order, name in ((2, "bi"), (3, "tri")):
-        ctx = ids[: len(ids) - order + 1].copy()
+        ctx = history[: len(ids) - order + 1].copy()
         for k in range(1, order - 1):
-            ctx = ctx * base + ids[k : len(ids) - order + 1 + k]
+            ctx = ctx * base + history[k : len(ids) - order + 1 + k]
         nxt = ids[order - 1 :]
         grams, counts = np.unique(ctx * base + nxt, return_counts=True)
         g_ctx, g_next = grams // base, grams % base
