@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from nextword.data.misspellings import is_reserved, parse
-from nextword.engine.corrections import CorrectionGate, Corrector, Spelling, cased, typed_case
+from nextword.engine.corrections import (
+    CorrectionGate,
+    Corrector,
+    Spelling,
+    cased,
+    reads_as_name,
+    typed_case,
+)
 from nextword.engine.deletions import DeletionIndex, deletes
 from nextword.engine.errormodel import KINDS, NEIGHBOURS, ErrorModel, classify, edits, pair_kinds
 from nextword.engine.loader import MODELS_DIR
@@ -210,10 +217,32 @@ def test_the_unknown_word_floor_keeps_far_fetched_corrections_out() -> None:
     assert floor.share(0.0, 1e-6) == 0.5 and floor.share(0.3, 0.0) == 0.0
 
 
+def test_a_capital_inside_a_sentence_has_the_name_floor() -> None:
+    # "Hoffst" after "by Dougy": a name no list knows, typed right, more often than a
+    # slip in "Hofstra"; the same capital opening a sentence is any word's.
+    gate = CorrectionGate(0.5, unknown=0.0, name=1e-6)
+    assert reads_as_name("Hoffst", "all the goodies put out by Dougy ")
+    assert not reads_as_name("Hoffst", "It was fine. ") and not reads_as_name("Hoffst", "")
+    assert not reads_as_name("hoffst", "by ") and not reads_as_name("HOFFST", "by ")
+    assert not gate.opens(0.0, 1e-9, name=True) and gate.opens(0.0, 1e-9)
+    words = sorted(["Hofstra", "receive"])
+    corrector = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}))
+    dense = np.array([1e-4, 0.3])
+    found = {
+        name: corrector.corrections(
+            "Hoffst", dense, 5, typed_word=0, typed_mass=0, gate=gate, name=name
+        ).words
+        for name in (False, True)
+    }
+    assert "Hofstra" in found[False] and found[True] == {}
+
+
 def test_a_fitted_floor_is_read_with_its_threshold(tmp_path) -> None:
     fit = tmp_path / "corrections.json"
-    fit.write_text('{"threshold": 0.3, "unknown": 1e-7}')
-    assert CorrectionGate.read(fit) == CorrectionGate(0.3, 1e-7)
+    fit.write_text('{"threshold": 0.3, "unknown": 1e-7, "name": 1e-5}')
+    assert CorrectionGate.read(fit) == CorrectionGate(0.3, 1e-7, 1e-5)
+    fit.write_text('{"threshold": 0.3, "unknown": 1e-7}')  # before the name floor
+    assert CorrectionGate.read(fit) == CorrectionGate(0.3, 1e-7, 1e-7)
     fit.write_text('{"threshold": 0.3}')  # a fit from before the floor
     assert CorrectionGate.read(fit) == CorrectionGate(0.3, 0.0)
     fit.write_text("[1, 2]")

@@ -9,6 +9,7 @@ import json
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -167,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.typos is not None and "on" in gates:
         for threshold in compared_thresholds(main.loaded.path / "corrections.json"):
-            gates[f"on@{threshold:g}"] = CorrectionGate(threshold, main.gate.unknown)
+            gates[f"on@{threshold:g}"] = replace(main.gate, threshold=threshold)
     modes = {m: nextword_predictor(gate) for m, gate in gates.items()}
     predictors: dict[str, Callable[[], Predict]] = {"nextword": next(iter(modes.values()))}
     cjk_predictors: dict[str, Callable[[], Predict]] = {}

@@ -41,6 +41,7 @@ import numpy as np
 
 from nextword.engine.deletions import INDEXED, DeletionIndex, distances, written
 from nextword.engine.errormodel import ErrorModel
+from nextword.engine.words import starts_sentence
 
 # Prefixes shorter than this are not corrected: two letters are too little to
 # tell a mistake from the start of another word.
@@ -168,30 +169,46 @@ class CorrectionGate:
     (B: the error mass of `Corrector.corrections`), the mistake must have at least
     `threshold` of the probability: B / (A + N + B) >= threshold. Without N a prefix
     that starts no known word (A = 0) is always corrected, however far-fetched the
-    correction. Both fitted on dev text, clean typing against misspellings in the same
-    contexts (training/correction_fit.py, corrections.json)."""
+    correction. A capital typed inside a sentence is most often a name, and the names
+    no list knows are many ("Hoffst", "Kasicha" in an email): there the floor is
+    `name` (a prefix `reads_as_name`). All three fitted on dev text, clean typing
+    against misspellings in the same contexts (training/correction_fit.py,
+    corrections.json)."""
 
     threshold: float = DEFAULT_GATE
     unknown: float = 0.0
+    name: float = 0.0
 
     @classmethod
     def read(cls, path: Path) -> CorrectionGate:
         """The fitted gate of a model directory; the default where it has none."""
         try:
             fit = json.loads(path.read_text(encoding="utf-8"))
-            return cls(float(fit["threshold"]), float(fit.get("unknown", 0.0)))
+            unknown = float(fit.get("unknown", 0.0))
+            # A fit made before the name floor: names had the floor of every prefix.
+            return cls(float(fit["threshold"]), unknown, float(fit.get("name", unknown)))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return cls()
 
-    def share(self, typed_mass: float, error_mass: float) -> float:
+    def floor(self, name: bool) -> float:
+        """N: the unknown-word floor of a prefix that reads as a name or of another."""
+        return self.name if name else self.unknown
+
+    def share(self, typed_mass: float, error_mass: float, name: bool = False) -> float:
         """The mistake's share B / (A + N + B), 0 where there is no error mass."""
-        total = typed_mass + self.unknown + error_mass
+        total = typed_mass + self.floor(name) + error_mass
         return error_mass / total if error_mass > 0 else 0.0
 
-    def opens(self, typed_mass: float, error_mass: float) -> bool:
+    def opens(self, typed_mass: float, error_mass: float, name: bool = False) -> bool:
         return error_mass > 0 and error_mass >= self.threshold * (
-            typed_mass + self.unknown + error_mass
+            typed_mass + self.floor(name) + error_mass
         )
+
+
+def reads_as_name(prefix: str, context: str) -> bool:
+    """Whether a typed prefix reads as the start of a name: Capitalised (one capital,
+    then lower case) where a sentence does not start (`CorrectionGate.name`)."""
+    return typed_case(prefix) == "capital" and not starts_sentence(context)
 
 
 def compared_thresholds(path: Path) -> tuple[float, ...]:
@@ -210,6 +227,14 @@ class Found(NamedTuple):
     words: dict[str, float]
     mass: float
     typed: float
+
+
+class Masses(NamedTuple):
+    """What the gate weighs at one typed prefix: A, B, and whether it reads as a name."""
+
+    typed: float
+    mistake: float
+    name: bool = False
 
 
 class Intended(NamedTuple):
@@ -333,6 +358,7 @@ class Corrector:
         typed_word: float,
         typed_mass: float,
         gate: CorrectionGate,
+        name: bool = False,
     ) -> Found:
         """The words `typed` may misspell, each weighed P(word | context) * P(typed |
         word), the best `n` in the case it was typed in, where `gate` opens for them;
@@ -345,17 +371,18 @@ class Corrector:
         have no probability in context: their frequency in running text stands in for
         it, so they win only where no word the model knows explains the typing as well.
         A correction must outweigh `typed_word`, the typed text read as a word of its
-        own: a rare word typed right is not corrected into a common one.
+        own: a rare word typed right is not corrected into a common one. `name`: the
+        prefix reads as a name (`reads_as_name`), which sets the gate's floor.
         """
         if typed != typed.lower():
             # "Auti" opening a sentence starts "autism" as much as any capitalised word.
             lo, hi = self._range(typed.lower())
             typed_mass += float(dense[lo:hi].sum())
-        if not gate.opens(typed_mass, self._error_bound(len(typed))):
+        if not gate.opens(typed_mass, self._error_bound(len(typed)), name):
             # A likely prefix: no mistake could outweigh it.
             return Found({}, 0.0, typed_mass)
         words, mass = self._corrections(typed, dense, n, typed_word)
-        return Found(words if gate.opens(typed_mass, mass) else {}, mass, typed_mass)
+        return Found(words if gate.opens(typed_mass, mass, name) else {}, mass, typed_mass)
 
     def _error_bound(self, n: int) -> float:
         """The most error mass a typed prefix of `n` letters can have: each explanation

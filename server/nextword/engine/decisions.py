@@ -24,7 +24,7 @@ import numpy as np
 
 from nextword.engine.boundary import Boundary
 from nextword.engine.components import Candidate, Component, Components, following, repeat_rate
-from nextword.engine.corrections import CorrectionGate
+from nextword.engine.corrections import CorrectionGate, Masses
 from nextword.engine.filtering import filter_words, mistake_masses
 from nextword.engine.personal import PersonalStore, last_word
 from nextword.engine.scorer import Scorer
@@ -431,10 +431,10 @@ class BoundaryDecider:
             gate = None
         return filter_words(boundary, prefix, n, self.tables, correct=gate, typed=typed)
 
-    def mistake_masses(self, context: str, prefix: str) -> tuple[float, float] | None:
-        """What the correction gate weighs at `prefix` after `context`: the known words'
-        probability A and the error mass B (`CorrectionGate`); None with no decision
-        made there."""
+    def mistake_masses(self, context: str, prefix: str) -> Masses | None:
+        """What the correction gate weighs at `prefix` after `context` (`Masses`: the
+        known words' probability A, the error mass B, whether it reads as a name);
+        None with no decision made there."""
         boundary = self._cached(context)
         return None if boundary is None else mistake_masses(boundary, prefix, self.tables)
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nextword.engine.components import Candidate
-from nextword.engine.corrections import MIN_TYPED, CorrectionGate
+from nextword.engine.corrections import MIN_TYPED, CorrectionGate, Masses, reads_as_name
 
 if TYPE_CHECKING:
     from nextword.engine.boundary import Boundary
@@ -46,17 +46,19 @@ def filter_words(
     return _words(boundary, prefix, n, tables, correct, typed)
 
 
-def mistake_masses(boundary: Boundary, prefix: str, tables: WordTables) -> tuple[float, float]:
+def mistake_masses(boundary: Boundary, prefix: str, tables: WordTables) -> Masses:
     """What the correction gate weighs at `prefix` here (`CorrectionGate`): the known
-    words' probability A and the error mass B; (A, 0) where the tables correct nothing."""
+    words' probability A, the error mass B (0 where the tables correct nothing), and
+    whether the prefix reads as a name."""
     corrector = tables.corrector
     _, typed_word, _, known = _typed(boundary, prefix, 1, tables, True, False)
+    name = reads_as_name(prefix, boundary.context)
     if corrector is None or not prefix:
-        return known, 0.0
+        return Masses(known, 0.0, name)
     found = corrector.corrections(
         prefix, boundary.dense, 1, typed_word=typed_word, typed_mass=known, gate=CorrectionGate(0.0)
     )
-    return found.typed, found.mass
+    return Masses(found.typed, found.mass, name)
 
 
 def _words(
@@ -76,7 +78,13 @@ def _words(
     corrector = tables.corrector
     if correct is not None and corrector is not None and prefix:
         fixed = corrector.corrections(
-            prefix, boundary.dense, n, typed_word=typed_word, typed_mass=known, gate=correct
+            prefix,
+            boundary.dense,
+            n,
+            typed_word=typed_word,
+            typed_mass=known,
+            gate=correct,
+            name=reads_as_name(prefix, boundary.context),
         )
         corrections = fixed.words
         if corrections:

@@ -41,6 +41,7 @@ reports beside the fitted one.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +51,7 @@ import numpy as np
 
 from nextword.data.documents import is_han_document, last_words, read_documents
 from nextword.data.misspellings import allowed_pairs
-from nextword.engine.corrections import CorrectionGate
+from nextword.engine.corrections import CorrectionGate, Masses
 from nextword.engine.refine import REFINED_LETTERS
 from nextword.engine.words import WORD_RE
 from nextword.evaluation.typos import CODESPELL, TypoGenerator, eligible
@@ -82,7 +83,8 @@ SEED = 0
 # probability of the known words that start the prefix. The error mass of a far-fetched
 # correction of a name is 1e-9 or less, that of a slip in a common word 1e-6 or more.
 UNKNOWN = (0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
-Masses = tuple[float, float]  # (A, B) at one typed prefix
+# And for a prefix that reads as a name (CorrectionGate.name), each with each of those.
+NAME = (*UNKNOWN, 1e-3)
 
 
 @dataclass
@@ -144,7 +146,7 @@ def _corrected_at(
     best: dict[int, tuple[bool, list[Masses]]] = {k: (False, []) for k in KS}
     for j in range(len(typed) + 1):
         shown = [c.text for c in decider.decide(context, typed[:j], POPUP, correct=True)]
-        masses = decider.mistake_masses(context, typed[:j]) if j else (1.0, 0.0)
+        masses = decider.mistake_masses(context, typed[:j]) if j else Masses(1.0, 0.0)
         shut = [
             c.text for c in decider.filter_cached(context, typed[:j], POPUP, correct=SHUT) or []
         ]
@@ -158,7 +160,7 @@ def _corrected_at(
 
 def clean_share(found: Collected, gate: CorrectionGate) -> float:
     """The share of clean in-word prefixes whose popup carries a correction at `gate`."""
-    shown = sum(gate.opens(a, b) for v in found.clean.values() for a, b in v)
+    shown = sum(gate.opens(*m) for v in found.clean.values() for m in v)
     return shown / max(sum(found.prefixes.values()), 1)
 
 
@@ -166,7 +168,7 @@ def corrected(found: Collected, gate: CorrectionGate, k: int, kind: str | None =
     """correction@k at `gate`, of the misspellings of `kind` ("codespell", or the
     synthetic ones: "synthetic"; None: all)."""
     ats = [
-        shut or any(gate.opens(a, b) for a, b in opened)
+        shut or any(gate.opens(*m) for m in opened)
         for typos in found.typos.values()
         for at, made in typos
         if kind is None or (made == CODESPELL) == (kind == CODESPELL)
@@ -175,13 +177,15 @@ def corrected(found: Collected, gate: CorrectionGate, k: int, kind: str | None =
     return sum(ats) / max(len(ats), 1)
 
 
-def fit_threshold(found: Collected, target: float, unknown: float = 0.0) -> float:
-    """The lowest threshold at which, with the floor `unknown`, at most `target` of the
-    clean prefixes carry a correction (the shares are the candidates; just above the
-    last one over), and at most 1: without a floor, where nothing known starts the
-    typed prefix (a share of 1) it is always corrected."""
-    floor = CorrectionGate(0.0, unknown)
-    shares = np.sort([floor.share(a, b) for v in found.clean.values() for a, b in v])
+def fit_threshold(
+    found: Collected, target: float, unknown: float = 0.0, name: float = 0.0
+) -> float:
+    """The lowest threshold at which, with the floors `unknown` and `name`, at most
+    `target` of the clean prefixes carry a correction (the shares are the candidates;
+    just above the last one over), and at most 1: without a floor, where nothing known
+    starts the typed prefix (a share of 1) it is always corrected."""
+    floor = CorrectionGate(0.0, unknown, name)
+    shares = np.sort([floor.share(*m) for v in found.clean.values() for m in v])
     allowed = int(target * sum(found.prefixes.values()))  # prefixes that may carry one
     if len(shares) <= allowed:
         return 0.0
@@ -189,20 +193,29 @@ def fit_threshold(found: Collected, target: float, unknown: float = 0.0) -> floa
 
 
 def floor_gates(found: Collected, target: float) -> list[CorrectionGate]:
-    """Each floor of `UNKNOWN` with its threshold for `target`."""
-    return [CorrectionGate(fit_threshold(found, target, n), n) for n in UNKNOWN]
+    """Each pair of floors (`UNKNOWN`, `NAME`) with its threshold for `target`."""
+    pairs = [(n, m) for n in UNKNOWN for m in NAME]
+    return [CorrectionGate(fit_threshold(found, target, n, m), n, m) for n, m in pairs]
 
 
-def fit_gate(found: Collected, gates: list[CorrectionGate]) -> CorrectionGate:
-    """Of `gates`, the one that corrects the most misspellings in the top 3 (the smaller
-    floor on a tie)."""
-    return max(gates, key=lambda g: (corrected(found, g, 3), -g.unknown))
+def fit_gate(found: Collected, gates: list[CorrectionGate], target: float) -> CorrectionGate:
+    """Of `gates`, the one that corrects the most misspellings in the top 3 among those
+    within `target` (a threshold is at most 1, so a gate without floors may not be), on
+    a tie the one with the fewest clean prefixes carrying a correction, then the
+    smaller floors."""
+
+    def merit(g: CorrectionGate) -> tuple[bool, float, float, float, float]:
+        share = clean_share(found, g)
+        return share <= target, corrected(found, g, 3), -share, -g.unknown, -g.name
+
+    return max(gates, key=merit)
 
 
 def figures(found: Collected, gate: CorrectionGate) -> dict[str, float]:
     out = {
         "threshold": round(gate.threshold, 6),
         "unknown": gate.unknown,
+        "name": gate.name,
         "clean_share": round(clean_share(found, gate), 5),
     }
     for kind, label in ((CODESPELL, "codespell"), ("synthetic", "synthetic"), (None, "all")):
@@ -216,19 +229,21 @@ def record(
 ) -> dict[str, Any]:
     """What corrections.json holds: the gate, what it achieved, the curves."""
     floors = floor_gates(found, target)
-    gate = fit_gate(found, floors)
-    compare = [fit_threshold(found, target * LOOSER, gate.unknown), STRICTER]
+    gate = fit_gate(found, floors, target)
+    compare = [fit_threshold(found, target * LOOSER, gate.unknown, gate.name), STRICTER]
     typos = [kind for t in found.typos.values() for _, kind in t]
     return {
-        "threshold": float(f"{gate.threshold:.4g}"),
+        "threshold": _rounded_up(gate.threshold),
         "unknown": gate.unknown,
+        "name": gate.name,
         "share_is": "B / (A + N + B): the error model's mass over it, the typed prefix's "
-        "known words' (A) and the unknown-word floor (N)",
+        "known words' (A) and the unknown-word floor (N: `name` where the prefix is "
+        "Capitalised inside a sentence, else `unknown`)",
         "target_clean_share": target,
         "fitted": figures(found, gate),
-        "compare": [float(f"{t:.4g}") for t in compare],
+        "compare": [_rounded_up(t) for t in compare],
         "floors": [figures(found, g) for g in floors],
-        "curve": [figures(found, CorrectionGate(t, gate.unknown)) for t in CURVE],
+        "curve": [figures(found, CorrectionGate(t, gate.unknown, gate.name)) for t in CURVE],
         "clean_prefixes": sum(found.prefixes.values()),
         "misspellings": {
             "codespell": typos.count(CODESPELL),
@@ -239,6 +254,15 @@ def record(
         "files": [str(f) for f in files],
         "method": "python -m nextword.training.correction_fit (training/correction_fit.py)",
     }
+
+
+def _rounded_up(threshold: float) -> float:
+    """`threshold` to four significant digits, never below it: a fitted threshold sits
+    just above a clean prefix's share, which rounding down would open again."""
+    rounded = float(f"{threshold:.4g}")
+    if rounded < threshold:
+        rounded = float(f"{rounded + 10 ** (math.floor(math.log10(rounded)) - 3):.4g}")
+    return rounded
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -267,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     (Path(args.model) / "corrections.json").write_text(json.dumps(fit, indent=2) + "\n")
     f = fit["fitted"]
     print(
-        f"threshold {fit['threshold']}, unknown-word floor {fit['unknown']:g}: "
+        f"threshold {fit['threshold']}, unknown-word floors {fit['unknown']:g} "
+        f"(names {fit['name']:g}): "
         f"{f['clean_share']:.2%} of {fit['clean_prefixes']} clean "
         f"prefixes carry a correction; correction@3 {f['codespell_correction@3']:.3f} "
         f"(codespell) {f['synthetic_correction@3']:.3f} (synthetic)"

@@ -1,0 +1,36 @@
+"""The correction gate's fit (training/correction_fit.py) on masses made up to show it."""
+
+from nextword.engine.corrections import CorrectionGate, Masses
+from nextword.training.correction_fit import Collected, clean_share, corrected, record
+
+
+def _found(names: int, typo: Masses) -> Collected:
+    """1,000 clean prefixes, `names` of them a name no list knows (nothing known starts
+    it, a far-fetched correction's mass), and one misspelling with `typo`'s masses."""
+    found = Collected()
+    found.clean["dev"] = [Masses(0.0, 1e-9, True)] * names
+    found.prefixes["dev"] = 1000
+    found.typos["dev"] = [({1: (False, [typo]), 3: (False, [typo])}, "synthetic")]
+    return found
+
+
+def test_the_name_floor_quiets_names_and_keeps_the_mistake() -> None:
+    # The names and the misspelling weigh the same (A = 0, B = 1e-9): only the capital
+    # inside a sentence tells them apart, and the fit finds the floor that does.
+    found = _found(10, Masses(0.0, 1e-9, False))
+    fit = record(found, 0.0025, [], 1000)
+    assert fit["name"] > 0 and fit["unknown"] == 0
+    gate = fit["fitted"]
+    assert gate["clean_share"] <= 0.0025 and gate["all_correction@3"] == 1.0
+
+
+def test_a_gate_over_the_target_is_not_taken() -> None:
+    # A misspelling that reads as a name too: no floor tells it from the names, and a
+    # gate that corrects it shows a correction on every name.
+    found = _found(10, Masses(0.0, 1e-9, True))
+    fit = record(found, 0.0025, [], 1000)
+    gate = fit["fitted"]
+    assert gate["clean_share"] <= 0.0025 and gate["all_correction@3"] == 0.0
+    # The gate as the file stores it, its threshold rounded, keeps to the target too.
+    stored = CorrectionGate(fit["threshold"], fit["unknown"], fit["name"])
+    assert clean_share(found, stored) <= 0.0025 and corrected(found, stored, 3) == 0.0
