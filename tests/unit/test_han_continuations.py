@@ -1,4 +1,4 @@
-"""Which continuation each likely next character shows (engine/wordtables.py), on a
+"""Which continuation each likely next character shows (engine/hantables.py), on a
 hand-made lexicon: no model, the distribution given."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nextword.engine import wordtables
+from nextword.engine import hantables
+from nextword.engine.hantables import AfterChar, CharTrigram, ChineseTables
 from nextword.engine.lexicon import Lexicon
-from nextword.engine.wordtables import AfterChar, CharTrigram, ChineseTables
 
 WORDS = sorted(["不", "不是", "不错", "好", "好吃", "很", "真"])
 
@@ -51,7 +51,7 @@ SHARES = dense(不=0.30, 不是=0.15, 不错=0.05, 好=0.3, 好吃=0.05, 很=0.1
 def test_without_the_corpus_pairs_a_word_shows_when_it_saves_most(
     bonus: float, expected: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(wordtables, "LENGTH_BONUS", bonus)
+    monkeypatch.setattr(hantables, "LENGTH_BONUS", bonus)
     tables = ChineseTables(lexicon())
     shown = [c.text for c in tables.start_candidates(SHARES, 3, "今天天气真")]
     # 不 begins half the mass: 不是 (0.15 x 1) beats 不 alone (0.5 x bonus) with the

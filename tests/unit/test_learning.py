@@ -244,9 +244,10 @@ def test_weights_default_where_the_mixture_predates_learning(tmp_path: Path) -> 
     path.write_text(
         json.dumps({"weights": {"neural": 0.5, "ngram": 0.5, "doc": 0, "docbigram": 0}})
     )
-    # ... and the system model (Chinese): off.
+    # ... and the system model (Chinese) and the general-English trigram: off.
     assert Mixture.read(path).weights == {
         "system": 0.0,
+        "general": 0.0,
         "neural": 0.5,
         "ngram": 0.5,
         "doc": 0.0,

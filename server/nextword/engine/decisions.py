@@ -29,7 +29,7 @@ from nextword.engine.filtering import filter_words, mistake_masses
 from nextword.engine.personal import PersonalStore, last_word
 from nextword.engine.scorer import Scorer
 from nextword.engine.tokensearch import spell_words
-from nextword.engine.weights import NEURAL, NGRAM, SYSTEM, USER, USERBIGRAM, Mixture
+from nextword.engine.weights import GENERAL, NEURAL, NGRAM, SYSTEM, USER, USERBIGRAM, Mixture
 from nextword.engine.window import fit_window
 from nextword.engine.words import is_word, starts_sentence
 
@@ -327,6 +327,8 @@ class BoundaryDecider:
         # they hold one trigram per genre, mixed by the document's genre (genres.py).
         if NGRAM in computed and (counted := tables.ngram_component(context, doc)) is not None:
             parts.append(counted)
+        if GENERAL in computed and (general := tables.general_component(context)) is not None:
+            parts.append(general)
         if (
             SYSTEM in computed
             and (second := tables.system_component(parts[0].dense, context)) is not None

@@ -5,7 +5,8 @@
     decider.decide("The cat sat on the ", "m", k=3)
 
 Loading reads the model (loader.py), its word tables (lexicon.py, ngram.py, then
-wordtables.py picks the language's) and the fitted mixture (weights.py). The decider
+`load_tables` picks the language's: wordtables.py's English, hantables.py's Chinese)
+and the fitted mixture (weights.py). The decider
 (decider.py) does the work per document: the engine hands each one the parts it
 reads (the model, the tables, the token vocabulary, the weights), never itself.
 """
@@ -18,12 +19,17 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from nextword.blas import set_inference_threads
-from nextword.engine.corrections import CorrectionGate
+from nextword.engine.blocklist import Blocklist
+from nextword.engine.corrections import CorrectionGate, Spelling
 from nextword.engine.decider import Decider
 from nextword.engine.errormodel import ErrorModel
-from nextword.engine.genres import load_ngram
-from nextword.engine.lexicon import load_lexicon
+from nextword.engine.general import GeneralTrigram
+from nextword.engine.genres import GenreNGram, load_ngram
+from nextword.engine.hantables import AfterChar, CharTrigram, ChineseTables
+from nextword.engine.lexicon import Lexicon, load_lexicon
 from nextword.engine.loader import (
     DEFAULT_MODEL,
     MODELS_DIR,
@@ -32,10 +38,14 @@ from nextword.engine.loader import (
     load,
     release_cached_buffers,
 )
+from nextword.engine.ngram import NGram
 from nextword.engine.personal import PersonalStore
+from nextword.engine.systemlm import SystemLM
+from nextword.engine.variants import Variants
 from nextword.engine.vocabulary import Vocabulary
 from nextword.engine.weights import Mixture
-from nextword.engine.wordtables import WordTables
+from nextword.engine.words import is_han_text
+from nextword.engine.wordtables import EnglishTables, WordTables
 
 
 def shipped(model_dir: Path, name: str) -> Path:
@@ -84,7 +94,7 @@ class Engine:
         try:
             lexicon, arrays = load_lexicon(loaded.path, loaded.tokenizer, DEFAULT_MODEL)
             ngram = load_ngram(arrays, lexicon.unigram, mixture.genre_evidence_words)
-            tables = WordTables.load(
+            tables = load_tables(
                 lexicon,
                 ngram,
                 ErrorModel.read(errors),
@@ -93,6 +103,7 @@ class Engine:
                 blocklist=shipped(loaded.path, "offensive.txt"),
                 variants=shipped(loaded.path, "variants.txt"),
                 misspellings=shipped(loaded.path, "misspellings.txt"),
+                general=loaded.path,
             )
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
             raise ModelError(
@@ -177,3 +188,44 @@ def read_phrase_thresholds(path: Path) -> tuple[float | None, float | None]:
         return score(fitted["threshold"]), score(in_word["threshold"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None, None
+
+
+def load_tables(
+    lexicon: Lexicon,
+    ngram: NGram | GenreNGram | None,
+    errors: ErrorModel,
+    arrays: dict[str, np.ndarray],
+    spelling: Path | None = None,
+    *,
+    blocklist: Path | None = None,
+    variants: Path | None = None,
+    misspellings: Path | None = None,
+    general: Path | None = None,
+) -> WordTables:
+    """The tables for this lexicon: Chinese when its words are Han continuations.
+    `spelling`: the words corrections may offer beyond the lexicon (English);
+    `blocklist`: the offensive words (blocklist.py); `variants`: the informal spellings
+    and their standard ones (variants.py; English); `misspellings`: the words never
+    offered unless written (English); `general`: the model directory, whose
+    general-English trigram is read where it has one (general.py; English).
+
+    Raises:
+        ModelError: the general-English trigram is there but unreadable.
+    """
+    chinese = bool(lexicon.words) and all(is_han_text(w) for w in lexicon.words[:100])
+    tables: WordTables
+    if chinese:
+        chars = CharTrigram.from_arrays(arrays, lexicon)
+        after = AfterChar.from_arrays(arrays, len(lexicon))
+        tables = ChineseTables(lexicon, after, chars, SystemLM.find())
+    else:
+        extra = Spelling.read(spelling, lexicon.index) if spelling is not None else None
+        spellings = Variants.load(variants) if variants is not None else Variants({})
+        tables = EnglishTables(lexicon, ngram, errors, extra, spellings)
+        if misspellings is not None:
+            tables.misspelled = Blocklist.load(misspellings, lexicon.words)
+        if general is not None:
+            tables.general = GeneralTrigram.load(general, lexicon.words, lexicon.counts)
+    if blocklist is not None:
+        tables.blocklist = Blocklist.load(blocklist, lexicon.words)
+    return tables

@@ -18,12 +18,14 @@ from nextword.engine.loader import ModelError
 NEURAL, NGRAM, DOC, DOCBIGRAM = "neural", "ngram", "doc", "docbigram"
 # The personal store (personal.py): the user's words, and what followed the last word.
 USER, USERBIGRAM = "user", "userbigram"
-# The system's Chinese language model, where installed (systemlm.py); 0 where a
-# mixture.json predates it.
+# The system's Chinese language model, where installed (systemlm.py), and the word
+# trigram of general English trained elsewhere (general.py); 0 where a mixture.json
+# predates them.
 SYSTEM = "system"
+GENERAL = "general"
 BASE = (NEURAL, NGRAM, DOC, DOCBIGRAM)
 PERSONAL = (USER, USERBIGRAM)
-COMPONENTS = (*BASE, *PERSONAL, SYSTEM)
+COMPONENTS = (*BASE, *PERSONAL, SYSTEM, GENERAL)
 # The document caches, whose weight grows with the document's length (`evidence`).
 DOCUMENT = (DOC, DOCBIGRAM)
 
@@ -84,6 +86,7 @@ class Mixture:
             weights = {name: float(stored[name]) for name in BASE}
             weights.update({n: float(stored.get(n, w)) for n, w in PERSONAL_WEIGHTS.items()})
             weights[SYSTEM] = float(stored.get(SYSTEM, 0.0))
+            weights[GENERAL] = float(stored.get(GENERAL, 0.0))
         except (OSError, ValueError, KeyError, TypeError) as err:
             raise ModelError(f"{path} is malformed ({err!r}); delete it to use defaults") from None
         if any(w < 0 for w in weights.values()) or weights[NEURAL] + weights[NGRAM] <= 0:

@@ -15,6 +15,7 @@ exactly as the decider mixes them.
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 from dataclasses import replace
@@ -29,6 +30,7 @@ from nextword.engine.weights import (
     DOC,
     DOCBIGRAM,
     DOCUMENT,
+    GENERAL,
     NEURAL,
     NGRAM,
     PERSONAL,
@@ -38,6 +40,8 @@ from nextword.engine.weights import (
 from nextword.engine.words import WORD_RE, is_han
 
 NAMES = BASE
+# With the general-English trigram (engine/general.py), where the model has one.
+WITH_GENERAL = (*BASE, GENERAL)
 # The document caches, whose weight grows with the document's length (Mixture.evidence).
 DOC_COLUMNS = [NAMES.index(name) for name in DOCUMENT]
 # Candidate half-weight lengths, in words; 0 is the fixed weights of the first models.
@@ -51,6 +55,8 @@ EVIDENCE_TIE = 0.001
 GRID_STEP = 0.05
 TOP = 12  # each component's best words kept per position
 FLOOR = 1e-9  # a word no component offers: counted as a miss, not as minus infinity
+# Weight vectors scored in one matrix product (score_many): (N x R) x this many floats.
+SCORED_AT_ONCE = 16
 
 
 def position(
@@ -78,11 +84,16 @@ def position(
     return rows
 
 
+def fitted_names(engine: Any) -> tuple[str, ...]:
+    """The components whose weights are fitted for `engine`, in column order."""
+    return WITH_GENERAL if engine.tables.general is not None else NAMES
+
+
 def collect(
     engine: Any, files: list[Path], max_words: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per position, (N, R + 1, C) confidences and candidate probabilities (zero-padded),
-    and (N,) the words of the document before it.
+    """Per position, (N, R + 1, C) confidences and candidate probabilities (zero-padded,
+    columns `fitted_names`), and (N,) the words of the document before it.
 
     Two sets: at the word start, and after its first letter is typed (where the
     candidates are the words with that letter), since keystroke savings come from both.
@@ -90,6 +101,7 @@ def collect(
     scaling is applied by `scaled`, so one collection serves every grid value.
     """
     full_weight = replace(engine.mixture, doc_evidence_words=0.0)
+    names = fitted_names(engine)
     starts, letters, start_words, letter_words = [], [], [], []
     for path in files:
         for doc in last_words(read_documents(path)[0], max_words):
@@ -97,10 +109,10 @@ def collect(
             for match in WORD_RE.finditer(doc):
                 found = decider.components(doc[: match.start()])
                 parts, words, word = found.parts, found.document_words, match.group()
-                starts.append(position(parts, word, engine.lexicon))
+                starts.append(position(parts, word, engine.lexicon, names=names))
                 start_words.append(words)
                 if len(word) > 1:
-                    letters.append(position(parts, word, engine.lexicon, word[0]))
+                    letters.append(position(parts, word, engine.lexicon, word[0], names))
                     letter_words.append(words)
     return pad(starts), pad(letters), np.array(start_words), np.array(letter_words)
 
@@ -135,24 +147,46 @@ def score(positions: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
     return top3, float(np.log(np.maximum(true, FLOOR)).mean())
 
 
-def fit(starts: np.ndarray, letters: np.ndarray) -> tuple[dict[str, float], float, float]:
+def score_many(positions: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`score` of each row of `weights` (K, C) at once: (K,) top-3 rates and mean
+    log-probabilities. The candidates' probabilities times their component's confidence
+    are computed once, so each weight vector costs one matrix product and a comparison."""
+    confidence = np.nan_to_num(positions[:, 0, :])  # (N, C)
+    scaled = np.nan_to_num(positions[:, 1:, :]) * confidence[:, None, :]  # (N, R, C)
+    n, r, c = scaled.shape
+    flat = scaled.reshape(n * r, c)
+    top3, ll = np.empty(len(weights)), np.empty(len(weights))
+    for lo in range(0, len(weights), SCORED_AT_ONCE):
+        w = weights[lo : lo + SCORED_AT_ONCE].T  # (C, k)
+        mixed = (flat @ w).reshape(n, r, -1)  # (N, R, k), unnormalised: ranks are the same
+        norm = confidence @ w  # (N, k)
+        true = mixed[:, 0, :]
+        rank = (mixed[:, 1:, :] > true[:, None, :]).sum(axis=1)
+        top3[lo : lo + len(w.T)] = ((rank < 3) & (true > 0)).mean(axis=0)
+        p = true / np.where(norm > 0, norm, 1.0)
+        ll[lo : lo + len(w.T)] = np.log(np.maximum(p, FLOOR)).mean(axis=0)
+    return top3, ll
+
+
+def fit(
+    starts: np.ndarray, letters: np.ndarray, names: tuple[str, ...] = NAMES
+) -> tuple[dict[str, float], float, float]:
     """The grid point with the best top-3 rate (word starts and first letters, averaged;
-    then the word-start likelihood), with that rate and likelihood."""
+    then the word-start likelihood; the first in grid order on a tie), with that rate
+    and likelihood."""
     steps = int(round(1 / GRID_STEP))
-    best: tuple[float, float] = (-1.0, -np.inf)
-    best_w = None
-    for combo in itertools.product(range(steps + 1), repeat=len(NAMES)):
-        if sum(combo) != steps or combo[0] + combo[1] == 0:
-            continue
-        w = np.array(combo, dtype=np.float64) * GRID_STEP
-        top3_start, ll = score(starts, w)
-        top3_letter, _ = score(letters, w)
-        result = ((top3_start + top3_letter) / 2, ll)
-        if result > best:
-            best, best_w = result, w
-    assert best_w is not None
-    weights = {n: round(float(x), 3) for n, x in zip(NAMES, best_w, strict=True)}
-    return weights, best[0], best[1]
+    combos = [
+        combo
+        for combo in itertools.product(range(steps + 1), repeat=len(names))
+        if sum(combo) == steps and combo[0] + combo[1] > 0
+    ]
+    grid = np.array(combos, dtype=np.float64) * GRID_STEP
+    top3_start, ll = score_many(starts, grid)
+    top3_letter, _ = score_many(letters, grid)
+    objective = (top3_start + top3_letter) / 2
+    best = max(range(len(grid)), key=lambda i: (objective[i], ll[i], -i))
+    weights = {n: round(float(x), 3) for n, x in zip(names, grid[best], strict=True)}
+    return weights, float(objective[best]), float(ll[best])
 
 
 def fit_evidence(
@@ -160,6 +194,7 @@ def fit_evidence(
     letters: np.ndarray,
     start_words: np.ndarray,
     letter_words: np.ndarray,
+    names: tuple[str, ...] = NAMES,
 ) -> tuple[dict[str, float], float, float, float, dict[str, float]]:
     """The weights and the caches' half-weight length: the weights at fixed cache weight
     first, then the length by the same objective on the first SHORT_WORDS words of each
@@ -167,8 +202,8 @@ def fit_evidence(
 
     Returns (weights, half length, top-3, likelihood, short-document top-3 per length).
     """
-    weights, _, _ = fit(starts, letters)
-    vector = np.array([weights[n] for n in NAMES])
+    weights, _, _ = fit(starts, letters, names)
+    vector = np.array([weights[n] for n in names])
     early_starts, early_letters = start_words < SHORT_WORDS, letter_words < SHORT_WORDS
     by_half = {}
     for half in EVIDENCE_GRID:
@@ -178,7 +213,9 @@ def fit_evidence(
     top = max(by_half[h][0] for h in EVIDENCE_GRID)
     tied = [h for h in EVIDENCE_GRID if by_half[h][0] >= top - EVIDENCE_TIE]
     best = min((h for h in tied if h > 0), default=tied[0])  # 0: fixed, not the shortest
-    weights, top3, ll = fit(scaled(starts, start_words, best), scaled(letters, letter_words, best))
+    weights, top3, ll = fit(
+        scaled(starts, start_words, best), scaled(letters, letter_words, best), names
+    )
     grid = {f"{h:g}": round(by_half[h][0], 4) for h in EVIDENCE_GRID}
     return weights, best, top3, ll, grid
 
@@ -188,7 +225,7 @@ def fit_and_save(model_dir: Path, files: list[Path], max_words: int) -> dict[str
 
     engine = Engine.load(model_dir, warmup=False)
     positions = collect(engine, files, max_words)
-    weights, half, top3, ll, grid = fit_evidence(*positions)
+    weights, half, top3, ll, grid = fit_evidence(*positions, fitted_names(engine))
     # The personal store's weights (personal_fit.py) are fitted separately: keep them.
     old = _read(model_dir / "mixture.json")
     personal = {k: v for k, v in old.get("weights", {}).items() if k in PERSONAL}
@@ -216,6 +253,29 @@ def fit_and_save(model_dir: Path, files: list[Path], max_words: int) -> dict[str
     return weights
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Refit an exported English model's mixture on the dev splits of its training
+    sources (training.json), as the export does: after a component is added to it."""
+    from nextword.data.corpus import default_corpus
+    from nextword.engine.loader import DEFAULT_MODEL
+
+    parser = argparse.ArgumentParser(prog="python -m nextword.training.mixture")
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="model directory")
+    parser.add_argument("--corpus", type=Path, help="the prepared corpus (default: as eval)")
+    parser.add_argument("--max-words", type=int, default=1500, help="words per dev file")
+    args = parser.parse_args(argv)
+    sources = _read(args.model / "training.json").get("sources")
+    if not sources:
+        parser.error(f"{args.model / 'training.json'} names no training sources")
+    corpus = args.corpus or default_corpus()
+    files = [corpus / "dev" / f"{source}.txt" for source in sources]
+    missing = [str(f) for f in files if not f.exists()]
+    if missing:
+        parser.error(f"no dev text at {missing[0]}: run `nextword prepare-corpus` or pass --corpus")
+    fit_and_save(args.model, files, args.max_words)
+    return 0
+
+
 def _read(path: Path) -> dict[str, Any]:
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
@@ -232,7 +292,7 @@ HAN_FIT_CHARS = 1500  # per dev file, from its last documents
 
 def fit_han_and_save(model_dir: Path, files: list[Path]) -> dict[str, float]:
     """A Chinese model's mixture: its distribution, the character trigram, the
-    document cache (engine/wordtables.py, engine/hancache.py) and, where installed, the
+    document cache (engine/hantables.py, engine/hancache.py) and, where installed, the
     system's language model (engine/systemlm.py).
 
     The word caches count space-separated words, which Chinese does not have: they are
@@ -306,3 +366,7 @@ def _last_characters(docs: list[str], n: int) -> list[str]:
         out.insert(0, doc[-n:])
         n -= len(doc)
     return out
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -233,6 +233,14 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
             "words they may offer beyond the lexicon, `../spelling.txt`, are wordfreq's "
             "English list (PyPI wordfreq 3.1.1, data CC BY-SA 4.0), used as a unigram prior."
         )
+        general = (model_dir / "general" / "COPYRIGHT").exists()
+        if general and mixture and mixture["weights"].get("general"):
+            lines.append(
+                "The `general` component (not training data) is CMU Sphinx's US English word "
+                "trigram (Debian `pocketsphinx-en-us`, BSD-2; `general/COPYRIGHT`), converted "
+                "over this lexicon by `python -m nextword.training.general` and weighted by "
+                "the mixture's fit like the other components."
+            )
     if evals:
         lines += [
             "",

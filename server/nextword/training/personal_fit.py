@@ -26,11 +26,11 @@ import numpy as np
 
 from nextword.data.documents import first_words, split_documents
 from nextword.engine.personal import PersonalStore
-from nextword.engine.weights import BASE, COMPONENTS, USER, USERBIGRAM
+from nextword.engine.weights import BASE, GENERAL, PERSONAL, USER, USERBIGRAM
 from nextword.engine.words import WORD_RE
 from nextword.training.mixture import pad, position, score
 
-NAMES = COMPONENTS
+NAMES = (*BASE, *PERSONAL, GENERAL)
 # Two kinds of user: one who writes like the model's training text (git release notes,
 # a training source), one who does not (the King James Bible, not one).
 FIT_FILES = [Path("data/corpus/dev/relnotes.txt"), Path("data/corpus/dev/kjv.txt")]
@@ -80,13 +80,16 @@ def fit(positions: Positions, base: dict[str, float]) -> tuple[dict[str, float],
     """The best (user, userbigram) on the grid over all files, and the objective with
     and without them, over all and per file."""
     fixed = [base[name] for name in BASE]
+    general = base.get(GENERAL, 0.0)
     every = [pad([p for typed in positions.values() for p in typed[n]]) for n in PREFIXES]
-    best = max(itertools.product(GRID, GRID), key=lambda uw: objective(every, [*fixed, *uw]))
+    best = max(
+        itertools.product(GRID, GRID), key=lambda uw: objective(every, [*fixed, *uw, general])
+    )
 
     def summary(typed: list[np.ndarray]) -> dict[str, float]:
         (off, ll_off), (on, ll_on) = (
-            objective(typed, [*fixed, 0.0, 0.0]),
-            objective(typed, [*fixed, *best]),
+            objective(typed, [*fixed, 0.0, 0.0, general]),
+            objective(typed, [*fixed, *best, general]),
         )
         return {
             "top3_without": round(off, 4),

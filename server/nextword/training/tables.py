@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from nextword.data.documents import count_words, read_documents
+from nextword.engine.hantables import char_id
 from nextword.engine.lexicon import (
     conditional,
     first_tokens,
@@ -23,7 +24,6 @@ from nextword.engine.lexicon import (
 )
 from nextword.engine.ngram import events, fold_starts
 from nextword.engine.words import is_candidate, is_han, is_han_text
-from nextword.engine.wordtables import char_id
 
 MAX_WORDS = 60_000
 # N-grams seen once are pruned from the tables, their contexts' totals kept, so the
@@ -144,7 +144,7 @@ def build_han_tables(
     Counts are weighed by the training mix, as for English (`mixed_counts`): the HSK
     sentences are 2% of the words but a larger share of the batches. Beside them go the
     `after_*` arrays: how often each continuation followed each character
-    (engine/wordtables.py, `AfterChar`).
+    (engine/hantables.py, `AfterChar`).
     """
     from tokenizers import Tokenizer
 
@@ -326,7 +326,7 @@ def build_genre_ngrams(
 
 def han_char_ids(lines: Iterable[str], index: dict[str, int]) -> np.ndarray:
     """The segmented lines' characters as the character trigram counts them
-    (engine/wordtables.py, `char_id`), each line opening with the start symbol."""
+    (engine/hantables.py, `char_id`), each line opening with the start symbol."""
     start = len(index) + 1
     out: list[int] = []
     for line in lines:

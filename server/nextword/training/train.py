@@ -369,9 +369,11 @@ def known_misspellings() -> set[str]:
 
 
 def finish_export(out: Path, corpus: Path, sources: list[str], fit_words: int) -> None:
-    """Fit the genres' prior weight, the mixture (and, where its dev text is there, the
-    phrase threshold and the correction gate) on dev text, then write the model card."""
+    """Fit the genres' prior weight, convert the general-English trigram (English;
+    training/general.py), fit the mixture (and, where its dev text is there, the phrase
+    threshold and the correction gate) on dev text, then write the model card."""
     from nextword.training import correction_fit, genre_fit, phrase_fit
+    from nextword.training.general import build_general
     from nextword.training.mixture import fit_and_save, fit_han_and_save
     from nextword.training.modelcard import write_card
 
@@ -381,6 +383,11 @@ def finish_export(out: Path, corpus: Path, sources: list[str], fit_words: int) -
         # The trigram's genre weights first: the mixture is fitted with them in place.
         dev = [corpus / "dev" / f"{name}.txt" for name in genre_fit.FIT_FILES]
         genre_fit.fit_and_save(out, [f for f in dev if f.exists()])
+        # The general-English trigram joins the mixture where Debian's package can be had.
+        try:
+            build_general(out, Path.home() / ".cache/nextword/sources")
+        except CommandError as err:
+            print(f"note: no general-English trigram ({err}); the mixture is fitted without")
         fit_and_save(out, corpus_files(corpus, "dev", sources), fit_words)
         if all((corpus / "dev" / f"{name}.txt").exists() for name in phrase_fit.FIT_FILES):
             phrase_fit.main(["--model", str(out), "--corpus", str(corpus)])

@@ -1,0 +1,119 @@
+"""A word trigram of general English trained elsewhere: CMU Sphinx's US English model.
+
+The text the project may train on says little the way people write to each other:
+after "Sorry for the late" its trigram offers war and treaty (the speeches), where
+CMU's model, built from far more everyday English, offers reply and response. Its
+tables (BSD-2; converted at build time by training/general.py into the model
+directory's general/, over the lexicon's words) are one more component of the
+mixture, weighted by the fit like the others (training/mixture.py).
+
+The tables (16 MB) are memory-mapped, never copied: they load in a few milliseconds,
+and the pages a session has read are the kernel's to drop and read again (typing a
+few hundred words reads most of them).
+
+A backoff model, as its ARPA form reads, with log10 probabilities and backoffs:
+
+    P(w | u v) = p3(u v w)  where listed, else bo(u v) P(w | v)
+    P(w | v)   = p2(v w)    where listed, else bo(v) p1(w)
+
+The model is lower case without punctuation: a history is the two events before the
+cursor (ngram.events: words, and <s> for a sentence start) lower-cased, and a
+lexicon word gets its lower-case form's probability, shared between the forms it is
+written in by their counts ("Bill" and "bill").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from nextword.engine.loader import ModelError
+from nextword.engine.ngram import events
+
+GENERAL_DIR = "general"  # in a model directory: words.txt and one .npy per array
+START = "<s>"
+ARRAYS = (
+    *("uni_logp", "uni_bo", "bi_ptr", "bi_next", "bi_logp"),
+    *("tri_keys", "tri_ptr", "tri_next", "tri_logp", "tri_bo"),
+)
+
+
+class GeneralTrigram:
+    """P(word | the two words before) over the lexicon, from general.npz."""
+
+    def __init__(
+        self,
+        words: list[str],
+        arrays: dict[str, np.ndarray],
+        lexicon_words: list[str],
+        counts: np.ndarray,
+    ):
+        self._n = len(words)
+        self._index = {w: i for i, w in enumerate(words)}
+        self._start = self._index.get(START)
+        # Probabilities in float32, padded with a 0 for the lexicon words it lacks.
+        self._uni = np.append(np.power(10.0, arrays["uni_logp"].astype(np.float32)), 0.0).astype(
+            np.float32
+        )
+        self._uni_bo = arrays["uni_bo"].astype(np.float32)
+        self._a = arrays
+        # Each lexicon word's lower-case form, and its share of that form's count.
+        self._forms = np.array(
+            [self._index.get(w.lower(), self._n) for w in lexicon_words], dtype=np.int32
+        )
+        totals = np.bincount(self._forms, weights=counts, minlength=self._n + 1)
+        self._share = (counts / np.maximum(totals[self._forms], 1)).astype(np.float32)
+
+    @classmethod
+    def load(
+        cls, model_dir: Path, lexicon_words: list[str], counts: np.ndarray
+    ) -> GeneralTrigram | None:
+        """The model directory's general/ tables; None where it has none.
+
+        Raises:
+            ModelError: they are there but not readable as these tables.
+        """
+        path = model_dir / GENERAL_DIR
+        if not path.is_dir():
+            return None
+        try:
+            words = (path / "words.txt").read_text(encoding="utf-8").split("\n")[:-1]
+            arrays = {k: np.load(path / f"{k}.npy", mmap_mode="r") for k in ARRAYS}
+            if len(arrays["uni_logp"]) != len(words) or len(arrays["bi_ptr"]) != len(words) + 1:
+                raise ValueError("the arrays do not match words.txt")
+            return cls(words, arrays, lexicon_words, counts.astype(np.float64))
+        except (OSError, ValueError, UnicodeDecodeError) as err:
+            raise ModelError(
+                f"{path} is unreadable ({type(err).__name__}); rebuild it with "
+                "`python -m nextword.training.general` or delete it"
+            ) from None
+
+    def history(self, context: str) -> tuple[int | None, int | None]:
+        """The ids of the two events before the cursor (None: a word it lacks); the
+        document start counts as a sentence start."""
+        tail = [START, START] + [e.lower() for e in events(context[-200:])]
+        u, v = (self._index.get(e) for e in tail[-2:])
+        return u, v
+
+    def distribution(self, context: str) -> np.ndarray:
+        """P(w | the two words before the cursor) for every lexicon word, normalised."""
+        u, v = self.history(context)
+        p = self._uni.copy()
+        a = self._a
+        if v is not None:
+            lo, hi = int(a["bi_ptr"][v]), int(a["bi_ptr"][v + 1])
+            p[:-1] *= np.float32(10.0 ** float(self._uni_bo[v]))
+            p[a["bi_next"][lo:hi]] = np.power(10.0, a["bi_logp"][lo:hi].astype(np.float32))
+            if u is not None:
+                keys = a["tri_keys"]
+                key = u * self._n + v
+                row = int(np.searchsorted(keys, key))
+                if row < len(keys) and int(keys[row]) == key:
+                    lo, hi = int(a["tri_ptr"][row]), int(a["tri_ptr"][row + 1])
+                    p[:-1] *= np.float32(10.0 ** float(a["tri_bo"][row]))
+                    p[a["tri_next"][lo:hi]] = np.power(
+                        10.0, a["tri_logp"][lo:hi].astype(np.float32)
+                    )
+        dense = p[self._forms] * self._share
+        return dense / max(float(dense.sum()), 1e-30)
