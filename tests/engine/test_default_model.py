@@ -102,3 +102,16 @@ def test_a_sentence_start_is_not_a_number_after_two_spaces(default_engine):
     """Emails put two spaces after a full stop; the model's P(" ") is not a number's."""
     words = [c.text for c in default_engine.decider().decide("It was late. ", "", 3)]
     assert all(w[0].isupper() for w in words), words
+
+
+def test_the_general_english_trigram_is_mixed_in(default_engine: Engine):
+    """CMU Sphinx's trigram (engine/general.py) ships with the model and has a fitted
+    weight: after "Sorry for the late" it knows the reply the training text lacks."""
+    general = default_engine.tables.general
+    assert general is not None and default_engine.mixture.weight("general") > 0
+    lexicon = default_engine.lexicon.words
+    dense = general.distribution("Sorry for the late ")
+    top = [lexicon[i] for i in dense.argsort()[::-1][:5]]
+    assert {"reply", "response"} & set(top), top
+    found = default_engine.decider().components("Sorry for the late ")
+    assert "general" in [part.name for part in found.parts]

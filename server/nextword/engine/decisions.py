@@ -327,7 +327,7 @@ class BoundaryDecider:
         # they hold one trigram per genre, mixed by the document's genre (genres.py).
         if NGRAM in computed and (counted := tables.ngram_component(context, doc)) is not None:
             parts.append(counted)
-        if GENERAL in computed and (general := tables.general_component(context)) is not None:
+        if GENERAL in computed and (general := tables.general_component(context, doc)) is not None:
             parts.append(general)
         if (
             SYSTEM in computed

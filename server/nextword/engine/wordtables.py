@@ -38,6 +38,8 @@ from nextword.engine.weights import DOC, DOCBIGRAM, GENERAL, NGRAM, Mixture
 from nextword.engine.words import starts_paragraph, starts_sentence
 
 URL_STARTS = ["http", "https", "www", "ftp", "mailto"]
+# The genres (data/corpus.py) the general-English trigram does not speak.
+NOT_PROSE = frozenset({"code", "technical"})
 
 
 class Document(ABC):
@@ -131,7 +133,7 @@ class WordTables(ABC):
         None to rank the distribution's words as they are."""
         return None
 
-    def general_component(self, context: str) -> Component | None:
+    def general_component(self, context: str, doc: Document | None = None) -> Component | None:
         """The general-English trigram's distribution after `context` (general.py),
         where the model directory has one."""
         if self.general is None:
@@ -250,6 +252,23 @@ class EnglishTables(WordTables):
                 weights = doc.genres.weights
             return Component(NGRAM, self.ngram.distribution(u, v, weights), {})
         return Component(NGRAM, self.ngram.distribution(u, v), {})
+
+    def general_component(self, context: str, doc: Document | None = None) -> Component | None:
+        """The general-English trigram, as confident as the document is prose: CMU's
+        model knows what people write, not code or its documentation (on those dev
+        splits it cost 0.5-1 KSR points and 2-4 top-3 points at one weight for all), so
+        its confidence is the share of the document's genre weights (genres.py) that is
+        not NOT_PROSE; the weight is fitted with that scaling (training/mixture.py)."""
+        found = super().general_component(context, doc)
+        genres = doc.genres if isinstance(doc, EnglishDocument) else None
+        if found is None or genres is None or not isinstance(self.ngram, GenreNGram):
+            return found
+        genres.update(context)  # read already for the trigram: nothing new to read
+        names = self.ngram.names
+        prose = 1.0 - sum(
+            w for name, w in zip(names, genres.weights, strict=True) if name in NOT_PROSE
+        )
+        return replace(found, confidence=max(0.0, float(prose)))
 
     def standard_spelling(self, word: str) -> str | None:
         return self.variants.standard(word)

@@ -198,17 +198,16 @@ def floor_gates(found: Collected, target: float) -> list[CorrectionGate]:
     return [CorrectionGate(fit_threshold(found, target, n, m), n, m) for n, m in pairs]
 
 
-def fit_gate(found: Collected, gates: list[CorrectionGate], target: float) -> CorrectionGate:
-    """Of `gates`, the one that corrects the most misspellings in the top 3 among those
-    within `target` (a threshold is at most 1, so a gate without floors may not be), on
-    a tie the one with the fewest clean prefixes carrying a correction, then the
-    smaller floors."""
-
-    def merit(g: CorrectionGate) -> tuple[bool, float, float, float, float]:
-        share = clean_share(found, g)
-        return share <= target, corrected(found, g, 3), -share, -g.unknown, -g.name
-
-    return max(gates, key=merit)
+def fit_gate(found: Collected, gates: list[CorrectionGate]) -> CorrectionGate:
+    """Of `gates`, the one that corrects the most misspellings in the top 3 (on a tie,
+    the fewest clean prefixes carrying a correction, then the smaller floors). A gate
+    without floors may pass the target by the prefixes nothing known starts (its
+    threshold is at most 1): by a prefix or two, where a floor would cost a point of
+    correction@3; `clean_share` is in the record."""
+    return max(
+        gates,
+        key=lambda g: (corrected(found, g, 3), -clean_share(found, g), -g.unknown, -g.name),
+    )
 
 
 def figures(found: Collected, gate: CorrectionGate) -> dict[str, float]:
@@ -229,7 +228,7 @@ def record(
 ) -> dict[str, Any]:
     """What corrections.json holds: the gate, what it achieved, the curves."""
     floors = floor_gates(found, target)
-    gate = fit_gate(found, floors, target)
+    gate = fit_gate(found, floors)
     compare = [fit_threshold(found, target * LOOSER, gate.unknown, gate.name), STRICTER]
     typos = [kind for t in found.typos.values() for _, kind in t]
     return {

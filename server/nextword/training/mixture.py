@@ -100,8 +100,11 @@ def collect(
     The positions are collected with the document caches at full weight; the length
     scaling is applied by `scaled`, so one collection serves every grid value.
     """
-    full_weight = replace(engine.mixture, doc_evidence_words=0.0)
     names = fitted_names(engine)
+    # Every component fitted is computed, whatever weight it has now (a decider skips
+    # a component weighted 0, as one added since the last fit is).
+    unweighted = {name: 1.0 for name in names if engine.mixture.weight(name) <= 0}
+    full_weight = replace(engine.mixture, doc_evidence_words=0.0).with_weights(**unweighted)
     starts, letters, start_words, letter_words = [], [], [], []
     for path in files:
         for doc in last_words(read_documents(path)[0], max_words):
