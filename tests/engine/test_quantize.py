@@ -9,11 +9,15 @@ from helpers import FIXTURES, nextword
 from nextword.engine.engine import Engine
 
 
-def test_quantized_copy_loads_and_agrees(tiny_model: Path, tmp_path: Path):
+def test_quantized_copy_loads_and_agrees(tmp_path: Path):
+    # The bundled model, not the tiny one: 20 steps of training leave the tiny model's
+    # next-word distribution nearly flat, so 8-bit rounding reorders its near-ties and the
+    # overlap varied with the machine's arithmetic (0.86 on one CI machine). A trained
+    # model's top 5 is what parity is about (0.97 here).
     out = tmp_path / "q8"
     result = nextword(
-        "quantize", "--bits", "8", "--group-size", "32", "--model", str(tiny_model),
-        "--out", str(out), "--parity-text", str(FIXTURES / "eval" / "prose.txt"), "--json",
+        "quantize", "--bits", "8", "--group-size", "32", "--out", str(out),
+        "--parity-text", str(FIXTURES / "eval" / "prose.txt"), "--json",
     )  # fmt: skip
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert report["top5_overlap"] >= 0.9
