@@ -71,7 +71,7 @@ async def labels_after(client: LanguageClient, uri: str, text: str) -> list[str]
 
 async def settled(client: LanguageClient, learning_on: bool) -> dict[str, Any]:
     """The learning status once a settings change has been applied (its handler is async)."""
-    for _ in range(100):
+    for _ in range(300):
         status = await command(client, "nextword.learningStatus")
         if status["learning"] is learning_on:
             return status

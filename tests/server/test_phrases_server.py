@@ -236,7 +236,7 @@ async def test_the_boundary_after_a_comma_is_decided_before_the_space(model: Pat
 async def _after_speculation(client: LanguageClient) -> dict[str, Any]:
     """The server's figures once a speculation has run (it runs between keys, on the
     worker's background lane; a slow machine may take a while to get to it)."""
-    for _ in range(100):
+    for _ in range(300):
         report = (await stats(client))["overall"]
         if report["speculations"] >= 1:
             return report
@@ -256,7 +256,7 @@ async def test_speculation_off(model: Path) -> None:
 
 
 async def refinements_reach(client: LanguageClient, n: int) -> None:
-    for _ in range(200):
+    for _ in range(300):  # 15 s at most: the worker gets to it between keys
         if (await stats(client))["overall"]["refinements"] >= n:
             return
         await asyncio.sleep(0.05)

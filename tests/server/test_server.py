@@ -352,7 +352,7 @@ async def test_bad_model_is_reported_and_server_stays_up(raw_client: LanguageCli
     client = raw_client
     await start(client, {"model": "/nonexistent/model", "throttleMs": -3})
     doc = open_doc(client, URI, "Nothing to see ")
-    for _ in range(100):
+    for _ in range(300):
         if any(m.type == types.MessageType.Error for m in client.messages):
             break
         await asyncio.sleep(0.05)
