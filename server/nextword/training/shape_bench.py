@@ -1,13 +1,19 @@
-"""What a larger model would cost per decision, before training one.
+"""What a larger model costs per decision, and what it buys, in one run.
 
     python -m nextword.training.shape_bench [--file DEV.txt] [--words N]
+    python -m nextword.training.shape_bench --runs runs/shape-1x runs/shape-2x ... \
+        [--quality-files DEV.txt ...] [--quality-words N]
 
-A decision's cost depends on the model's shape, not on its weights, so each shape is
-measured with weights as a fresh run draws them, beside the bundled model's word
-tables and mixture: every word boundary of the dev text decided in order, as the
+A decision's cost depends on the model's shape, not on its weights, so without `--runs`
+each shape is measured with weights as a fresh run draws them, before one is trained.
+With `--runs`, each run directory's last checkpoint (runs of several shapes trained on
+the same tokens: the same seed, mix and steps) is measured instead, and what it buys is
+reported beside the cost: its validation loss per dev source, and KSR@3 and top-3 on
+the quality files. Either way the network sits beside the bundled model's word tables
+and mixture, and every word boundary of the dev text is decided in order, as the
 evaluator's typist does (evaluation/typist.py), all shapes in one run. Prints, per
 shape, its parameters, the boundary decision's p50/p95/p99 and the process CPU per
-typed character, against the bundled shape's.
+typed character, against the first shape's.
 """
 
 from __future__ import annotations
@@ -55,6 +61,41 @@ def random_model(shape: Shape, folder: Path, bundled: Path) -> int:
     return int(backend.n_params)
 
 
+def trained_model(run: Path, folder: Path, bundled: Path) -> tuple[Shape, int, dict[str, Any]]:
+    """A model directory of `run`'s last checkpoint beside the bundled tables; returns
+    its shape, parameters, and the tokens it saw and its validation losses (nats per
+    token, per dev source)."""
+    checkpoint = run / "checkpoint"
+    state = json.loads((checkpoint / "state.json").read_text())
+    shape = Shape(**state["shape"])
+    shutil.copy(checkpoint / "model.safetensors", folder / "model.safetensors")
+    (folder / "config.json").write_text(json.dumps(shape.config(), indent=2) + "\n")
+    for name in BESIDE:
+        shutil.copy(bundled / name, folder / name)
+    from safetensors.numpy import load_file
+
+    params = sum(int(a.size) for a in load_file(str(folder / "model.safetensors")).values())
+    losses = {k: round(float(v), 3) for k, v in state.get("val_loss", {}).items()}
+    return shape, params, {"tokens_seen": state.get("tokens_seen", 0), "val_loss": losses}
+
+
+def quality(model: Path, files: list[Path], words: int) -> dict[str, dict[str, float]]:
+    """KSR@3 and top-3 of the model's decisions on each file's first `words` words."""
+    from nextword.evaluation.typist import Predict, evaluate_file
+
+    engine = Engine.load(model)
+
+    def make() -> Predict:
+        decider = engine.decider()
+        return lambda context, prefix, k: [c.text for c in decider.decide(context, prefix, k)]
+
+    out = {}
+    for path in files:
+        found = evaluate_file(path, {"nextword": make}, max_words=words, progress=False)
+        out[path.stem] = {"ksr@3": round(found["ksr@3"], 4), "top3": round(found["top3"], 4)}
+    return out
+
+
 def boundary_latencies(model: Path, docs: list[str]) -> tuple[np.ndarray, float, int]:
     """(each boundary decision's seconds, process CPU seconds, characters typed)."""
     engine = Engine.load(model)
@@ -78,14 +119,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--file", type=Path, default=Path("data/corpus/dev/email.txt"))
     parser.add_argument("--words", type=int, default=600)
     parser.add_argument("--json", type=Path, help="write the figures here too")
+    parser.add_argument(
+        "--runs", type=Path, nargs="+", help="trained run directories to measure (by name)"
+    )
+    parser.add_argument(
+        "--quality-files", type=Path, nargs="*", default=[], help="with --runs: dev text for KSR"
+    )
+    parser.add_argument("--quality-words", type=int, default=400)
     args = parser.parse_args(argv)
     docs = last_words(read_documents(args.file)[0], args.words)
     rows: dict[str, dict[str, Any]] = {}
+    shapes: dict[str, Shape | Path] = (
+        {run.name: run for run in args.runs} if args.runs else dict(SHAPES)
+    )
     with tempfile.TemporaryDirectory() as tmp:
-        for name, shape in SHAPES.items():
+        for name, spec in shapes.items():
             folder = Path(tmp) / name
             folder.mkdir()
-            params = random_model(shape, folder, DEFAULT_MODEL)
+            trained: dict[str, Any] = {}
+            if isinstance(spec, Shape):
+                shape, params = spec, random_model(spec, folder, DEFAULT_MODEL)
+            else:
+                shape, params, trained = trained_model(spec, folder, DEFAULT_MODEL)
+                if args.quality_files:
+                    trained["quality"] = quality(folder, args.quality_files, args.quality_words)
             lat, cpu, chars = boundary_latencies(folder, docs)
             rows[name] = {
                 "shape": f"{shape.hidden_size} x {shape.num_hidden_layers} layers, "
@@ -96,9 +153,10 @@ def main(argv: list[str] | None = None) -> int:
                 "p95_ms": round(float(np.percentile(lat, 95)) * 1e3, 2),
                 "p99_ms": round(float(np.percentile(lat, 99)) * 1e3, 2),
                 "cpu_ms_per_char_boundaries": round(cpu / chars * 1e3, 3),
+                **trained,
             }
             print(name, rows[name], flush=True)
-    base = rows["1x"]["p50_ms"]
+    base = next(iter(rows.values()))["p50_ms"]
     for name, row in rows.items():
         print(f"{name}: {row['parameters_m']}M parameters, boundary p50 {row['p50_ms']} ms "
               f"({row['p50_ms'] / base:.2f}x), p99 {row['p99_ms']} ms")  # fmt: skip
