@@ -147,6 +147,48 @@ def shape_section(bench: dict[str, Any] | None) -> list[str]:
     return [*lines, ""]
 
 
+# The dev sources the trained-shapes table shows (everyday first), of the losses recorded.
+SHAPE_LOSS_SOURCES = ("chat", "email", "sotu", "wiki", "pydocs", "pystdlib")
+
+
+def trained_shapes_section(compare: dict[str, Any] | None) -> list[str]:
+    """Shapes trained on the same tokens, each measured in one run (shape_bench --runs)."""
+    if not compare:
+        return []
+    rows = list(compare.values())
+    files = sorted({f for row in rows for f in row.get("quality", {})})
+    sources = [s for s in SHAPE_LOSS_SOURCES if s in rows[0]["val_loss"]]
+    lines = [
+        "",
+        "### Trained on the same tokens",
+        "",
+        f"Each shape trained from scratch on the same {rows[0]['tokens_seen']:,} tokens (the "
+        "same seed, mix, batches and schedule), then measured in one run beside this "
+        "model's word tables (`python -m nextword.training.shape_bench --runs ...`): "
+        "validation loss (nats per token), KSR@3 and top-3 of the mixed decisions on dev "
+        "text, and the boundary decision's cost over dev email.",
+        "",
+        "| shape | parameters | "
+        + " | ".join(f"loss {s}" for s in [*sources, "mean"])
+        + " | "
+        + " | ".join(f"KSR@3 {f} | top-3 {f}" for f in files)
+        + " | boundary p50 | p99 | CPU per typed character |",
+        "| --- | --- | " + "--- | " * (len(sources) + 1 + 2 * len(files)) + "--- | --- | --- |",
+    ]
+    base = rows[0]["p50_ms"]
+    for row in rows:
+        losses = " | ".join(f"{row['val_loss'][s]:.3f}" for s in [*sources, "mean"])
+        quality = " | ".join(
+            f"{row['quality'][f]['ksr@3']:.3f} | {row['quality'][f]['top3']:.3f}" for f in files
+        )
+        lines.append(
+            f"| {row['shape']} | {row['parameters_m']}M | {losses} | {quality} | "
+            f"{row['p50_ms']} ms ({row['p50_ms'] / base:.2f}x) | {row['p99_ms']} ms | "
+            f"{row['cpu_ms_per_char_boundaries']} ms |"
+        )
+    return [*lines, ""]
+
+
 def write_card(model_dir: Path, manifest_path: Path) -> None:
     training = _load(model_dir / "training.json") or {}
     manifest = _load(manifest_path) or {"sources": []}
@@ -223,6 +265,7 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
     lines += mix_section(training, _load(model_dir / "mix-comparison.json"))
     lines += genre_section(mixture)
     lines += shape_section(_load(model_dir / "shape-bench.json"))
+    lines += trained_shapes_section(_load(model_dir / "shape-compare.json"))
     if not chinese:
         lines.append(
             "The Wikipedia excerpt `../parity.txt` (CC BY-SA) serves the quantization parity check."
