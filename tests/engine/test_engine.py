@@ -175,3 +175,18 @@ def test_catching_up_after_a_jump_forwards_only_the_last_tokens(default_engine) 
     before = decider._scorer.tokens_run
     decider.decide(text + "Then ", "", 5)
     assert decider._scorer.tokens_run - before <= 3
+
+
+def test_the_document_does_not_offer_the_word_just_written(default_engine: Engine) -> None:
+    """The document's own counts offer its other words after a word, never that word
+    again ("Happy" -> "Happy"); a word seldom follows itself."""
+    index = default_engine.lexicon.index
+    decider = default_engine.decider()
+    parts = {p.name: p for p in decider.components("the cat saw the dog and the ").parts}
+    doc = parts["doc"]
+    assert doc.dense[index["the"]] == 0.0
+    # Over the other words' own total: cat, saw, dog, and one each of four.
+    assert doc.dense[index["cat"]] == pytest.approx(0.25)
+    assert "Happy" not in [c.text for c in default_engine.decider().decide("Happy ", "", 5)]
+    only = {p.name for p in default_engine.decider().components("Happy ").parts}
+    assert "doc" not in only  # its one word was the last: nothing else to offer
