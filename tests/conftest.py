@@ -13,10 +13,10 @@ from helpers import FIXTURES, nextword
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh $NEXTWORD_DATA_DIR (where learning keeps its stores) for one test."""
-    from nextword.engine import personal
+    from nextword.engine import learnfiles
 
     path = tmp_path / "data"
-    monkeypatch.setenv(personal.DATA_DIR_ENV, str(path))
+    monkeypatch.setenv(learnfiles.DATA_DIR_ENV, str(path))
     return path
 
 

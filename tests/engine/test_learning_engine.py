@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import nextword
-from nextword.engine import personal
+from nextword.engine import learnfiles
 from nextword.engine.personal import PersonalStore
 
 WORD = "zorblatt"  # a word no lexicon holds
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.usefixtures("data_dir")
 
 
 def learned_store() -> PersonalStore:
-    store = PersonalStore(personal.user_path())
+    store = PersonalStore(learnfiles.user_path())
     for _ in range(3):
         store.learn_text(f"Yesterday we fed the {WORD} again.")
     return store
@@ -71,12 +71,12 @@ def test_learn_status_forget_commands(tmp_path: Path, data_dir: Path) -> None:
     (folder / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
     (folder / ".git").mkdir()
     (folder / ".git" / "config").write_text("hidden words\n")
-    env = {**os.environ, personal.DATA_DIR_ENV: str(data_dir)}
+    env = {**os.environ, learnfiles.DATA_DIR_ENV: str(data_dir)}
 
     learned = nextword("learn", str(folder), env=env)
     assert "learned 9 words from 2 files (1 skipped" in learned.stdout
     status = nextword("learning", "status", env=env).stdout
-    assert "user: 8 words" in status and str(personal.user_path()) in status
+    assert "user: 8 words" in status and str(learnfiles.user_path()) in status
     assert WORD not in status and "secret" not in status
 
     nextword("learn", "--workspace", str(folder), str(folder / "a.md"), env=env)

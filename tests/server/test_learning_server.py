@@ -33,7 +33,7 @@ from helpers import (
     start,
     type_at,
 )
-from nextword.engine import personal
+from nextword.engine import learnfiles, personal
 
 WORD = "zorblatt"  # no lexicon holds it: only learning (or the document) can offer it
 WRITING = f"We keep a {WORD} at home. Our {WORD} eats bread. Her {WORD} sleeps. "
@@ -45,7 +45,7 @@ async def session(
     data_dir: Path, options: dict[str, Any], root: str | None = ROOT
 ) -> AsyncIterator[LanguageClient]:
     """A server with its own data directory, initialized and ready; shut down after."""
-    env = {**os.environ, personal.DATA_DIR_ENV: str(data_dir)}
+    env = {**os.environ, learnfiles.DATA_DIR_ENV: str(data_dir)}
     client = await ClientServerConfig(server_command=SERVER, server_env=env).start()
     try:
         await start(client, {"throttleMs": 0, **options}, root_uri=root)
@@ -152,8 +152,8 @@ async def test_workspace_scope_and_forgetting_one_workspace(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = tmp_path / "data"
-    monkeypatch.setenv(personal.DATA_DIR_ENV, str(data))
-    user_store = personal.PersonalStore(personal.user_path())
+    monkeypatch.setenv(learnfiles.DATA_DIR_ENV, str(data))
+    user_store = personal.PersonalStore(learnfiles.user_path())
     user_store.learn_text("the user's own words")
     user_store.save()
     options = {"learning": True, "learningScope": "workspace"}
@@ -162,7 +162,7 @@ async def test_workspace_scope_and_forgetting_one_workspace(
         await type_keys(client, doc, WRITING)
         status = await command(client, "nextword.learningStatus")
         assert status["active"]["workspace"] == ROOT
-        assert status["active"]["path"] == str(personal.workspace_path(ROOT))
+        assert status["active"]["path"] == str(learnfiles.workspace_path(ROOT))
         # Switched off at run time: saved, then nothing more is learned.
         client.workspace_did_change_configuration(
             types.DidChangeConfigurationParams(settings={"nextword": {"learning": False}})
@@ -180,4 +180,4 @@ async def test_workspace_scope_and_forgetting_one_workspace(
         after = await command(client, "nextword.forget", "workspace")
         assert [s.get("workspace", "user") for s in after["stored"]] == ["user"]
         assert after["active"]["words"] == 0
-    assert files(data) == [personal.user_path()]
+    assert files(data) == [learnfiles.user_path()]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from nextword.engine import personal
+from nextword.engine import learnfiles, personal
 from nextword.engine.personal import PersonalStore
 
 WORD = "zorblatt"  # a word no lexicon holds
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.usefixtures("data_dir")
 
 
 def test_learns_words_and_pairs_but_not_across_sentences() -> None:
-    store = PersonalStore(personal.user_path())
+    store = PersonalStore(learnfiles.user_path())
     assert store.learn_text("The zorblatt sat. Then the zorblatt left, and 'quoted' x.") == 9
     assert store.words[WORD][0] == 2 and store.words["the"][0] == 1
     assert store.following("the") == {WORD: 1}
@@ -41,7 +41,7 @@ def test_learns_words_and_pairs_but_not_across_sentences() -> None:
 
 
 def test_accepted_words_count_double_after_their_context() -> None:
-    store = PersonalStore(personal.user_path())
+    store = PersonalStore(learnfiles.user_path())
     assert store.learn_word("I met the ", WORD, accepted=True)
     assert store.learn_word("I met the ", WORD)
     assert store.words[WORD][0] == 3
@@ -51,26 +51,26 @@ def test_accepted_words_count_double_after_their_context() -> None:
 
 
 def test_round_trip_keeps_everything(data_dir: Path) -> None:
-    store = PersonalStore.load(personal.user_path())
+    store = PersonalStore.load(learnfiles.user_path())
     store.learn_text("the zorblatt and the frobnicator went to the zorblatt")
     assert store.save()
     assert not store.save()  # nothing new: no write
-    again = PersonalStore.load(personal.user_path())
+    again = PersonalStore.load(learnfiles.user_path())
     assert again.words == store.words and again.bigrams == store.bigrams
     assert (again.clock, again.total, again.singletons) == (
         store.clock,
         store.total,
         store.singletons,
     )
-    data = json.loads(personal.user_path().read_text())
+    data = json.loads(learnfiles.user_path().read_text())
     assert data["format"] == personal.FORMAT and data["version"] == personal.VERSION
-    assert personal.user_path().stat().st_mode & 0o077 == 0  # the user's alone
+    assert learnfiles.user_path().stat().st_mode & 0o077 == 0  # the user's alone
 
 
 def test_bounds_drop_the_least_recently_used(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(personal, "MAX_WORDS", 100)
     monkeypatch.setattr(personal, "MAX_BIGRAMS", 50)
-    store = PersonalStore(personal.user_path())
+    store = PersonalStore(learnfiles.user_path())
     store.learn_text(" ".join(f"old{i}" for i in range(60)))
     store.learn_text(" ".join(f"new{i}" for i in range(60)))
     store.learn_text("old0")  # used again: recent
@@ -84,7 +84,7 @@ def test_bounds_drop_the_least_recently_used(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_old_counts_age_out(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(personal, "MAX_TOTAL", 100)
-    store = PersonalStore(personal.user_path())
+    store = PersonalStore(learnfiles.user_path())
     store.learn_text("rare " + "common " * 99)
     store.learn_text("common")  # 101 words counted: every count halves
     assert store.words["common"][0] == 50
@@ -93,12 +93,12 @@ def test_old_counts_age_out(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_status_shows_counts_never_words() -> None:
-    store = PersonalStore(personal.user_path())
+    store = PersonalStore(learnfiles.user_path())
     store.learn_text(f"my secret {WORD} password hunter2")
     store.save()
     status = store.status()
     assert status["words"] == 5 and status["bigrams"] == 4 and status["bytes"] > 0
-    assert status["path"] == str(personal.user_path())
+    assert status["path"] == str(learnfiles.user_path())
     shown = json.dumps([status, personal.stored()])
     for word in ("secret", WORD, "password", "hunter2"):
         assert word not in shown
@@ -107,7 +107,7 @@ def test_status_shows_counts_never_words() -> None:
 def test_corrupt_file_is_set_aside_and_the_store_starts_empty(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    path = personal.user_path()
+    path = learnfiles.user_path()
     path.parent.mkdir(parents=True)
     truncated = b'{"format": "nextword-learning", "version": 1, "clock": 3, "wo'
     for bad in (truncated, b"\xff\x00", b"[1, 2]", b'{"format": "other"}'):
@@ -122,7 +122,7 @@ def test_corrupt_file_is_set_aside_and_the_store_starts_empty(
 
 
 def test_another_processs_writes_are_merged_not_overwritten() -> None:
-    path = personal.user_path()
+    path = learnfiles.user_path()
     ours, theirs = PersonalStore.load(path), PersonalStore.load(path)
     ours.learn_text("alpha beta")
     theirs.learn_text("gamma")
@@ -134,28 +134,28 @@ def test_another_processs_writes_are_merged_not_overwritten() -> None:
 
 
 def test_a_store_deleted_by_forget_elsewhere_is_not_written_back() -> None:
-    store = PersonalStore.load(personal.user_path())
+    store = PersonalStore.load(learnfiles.user_path())
     store.learn_text(WORD)
     store.save()
-    personal.forget()  # `nextword forget` in another process
+    learnfiles.forget()  # `nextword forget` in another process
     store.learn_text("more")
     assert not store.save()
-    assert not personal.user_path().exists() and store.words == {}
+    assert not learnfiles.user_path().exists() and store.words == {}
 
 
 def test_forget_everything_or_one_workspace(data_dir: Path) -> None:
-    user = PersonalStore.load(personal.user_path())
-    one = PersonalStore.load(personal.workspace_path("/projects/one"), workspace="one")
-    two = PersonalStore.load(personal.workspace_path("file:///projects/two/"), workspace="two")
+    user = PersonalStore.load(learnfiles.user_path())
+    one = PersonalStore.load(learnfiles.workspace_path("/projects/one"), workspace="one")
+    two = PersonalStore.load(learnfiles.workspace_path("file:///projects/two/"), workspace="two")
     for store in (user, one, two):
         store.learn_text(WORD)
         store.save()
-    assert personal.workspace_path("/projects/two") == two.path  # a path and its URI agree
+    assert learnfiles.workspace_path("/projects/two") == two.path  # a path and its URI agree
     assert len(personal.stored()) == 3
-    removed = personal.forget("/projects/one")
+    removed = learnfiles.forget("/projects/one")
     assert removed == [str(one.path)]
     assert user.path.exists() and two.path.exists()
-    personal.forget()
+    learnfiles.forget()
     assert not (data_dir / "learning").exists()
     assert personal.stored() == []
     one.forget()  # the store's own forget: memory and file
@@ -202,9 +202,9 @@ def check_complete(path: Path, acknowledged: int) -> int:
 
 
 def test_a_kill_mid_write_leaves_the_old_store_or_the_new_one(tmp_path: Path) -> None:
-    path = personal.user_path()
+    path = learnfiles.user_path()
     rng = random.Random(7)
-    env = {**os.environ, personal.DATA_DIR_ENV: str(tmp_path / "data")}
+    env = {**os.environ, learnfiles.DATA_DIR_ENV: str(tmp_path / "data")}
     kills = last = 0
     for mode in ["fast"] * 20 + ["slow"] * 3:
         proc = subprocess.Popen(
@@ -230,7 +230,7 @@ def test_a_kill_mid_write_leaves_the_old_store_or_the_new_one(tmp_path: Path) ->
     # The slow kills at least left their temporary files: the kills did land mid-write.
     assert len(list(path.parent.glob(".user.json.*.tmp"))) >= 3
     # Interrupted writes leave temporary files beside the store; `forget` takes them too.
-    personal.forget()
+    learnfiles.forget()
     assert not path.parent.exists()
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from nextword.data.textfiles import looks_binary
-from nextword.engine import personal
+from nextword.engine import learnfiles, personal
 from nextword.errors import CommandError
 
 # Bigger files are logs, dumps and data, not a person's writing.
@@ -94,8 +94,8 @@ def forget(args: argparse.Namespace) -> int:
 
     if args.all and args.workspace:
         raise CommandError("--all and --workspace: choose one")
-    removed = personal.forget(args.workspace)
-    what = f"the store of {personal.workspace_uri(args.workspace)}" if args.workspace else "all"
+    removed = learnfiles.forget(args.workspace)
+    what = f"the store of {learnfiles.workspace_uri(args.workspace)}" if args.workspace else "all"
     print(f"forgot {what}: {plural(len(removed), 'file')} deleted")
     return 0
 
@@ -103,7 +103,7 @@ def forget(args: argparse.Namespace) -> int:
 def status(args: argparse.Namespace) -> int:
     stores = personal.stored()
     if not stores:
-        print(f"nothing learned (stores live in {personal.learning_dir()})")
+        print(f"nothing learned (stores live in {learnfiles.learning_dir()})")
         return 0
     for store in stores:
         print_store(store)

@@ -9,6 +9,7 @@ errors, percentiles, process). The language server uses only the names below; th
 training and evaluation layers may reach into the modules themselves.
 """
 
+import nextword.engine.learnfiles as learnfiles
 import nextword.engine.personal as personal
 from nextword.engine.components import Candidate
 from nextword.engine.decider import Decider, Phrase
@@ -25,6 +26,7 @@ __all__ = [
     "Decider",
     "Engine",
     "ModelError",
+    "learnfiles",
     "PersonalStore",
     "REFINED_LETTERS",
     "Phrase",

@@ -15,16 +15,15 @@ It is bounded: over MAX_WORDS words or MAX_BIGRAMS pairs, the least recently use
 and once it has counted MAX_TOTAL words every count is halved, so old habits fade and
 words seen once long ago age out. It is written atomically (a temporary file, fsync,
 rename, fsync of the directory): a crash mid-write leaves the old file or the new one.
+Where the stores live, and the file operations they need: learnfiles.py.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,13 +31,21 @@ from typing import Any
 
 import numpy as np
 
+from nextword.engine.learnfiles import (
+    atomic_write,
+    file_size,
+    stamp,
+    store_paths,
+    user_path,
+    workspace_path,
+    workspace_uri,
+)
 from nextword.engine.words import WORD_RE, is_candidate, is_cjk, starts_sentence
 
 log = logging.getLogger(__name__)
 
 FORMAT = "nextword-learning"
 VERSION = 1
-DATA_DIR_ENV = "NEXTWORD_DATA_DIR"  # overrides the data directory (tests, portable setups)
 MAX_WORDS = 20_000
 MAX_BIGRAMS = 50_000
 # Pruning drops the least recently used down to this share of a bound: one sort per
@@ -57,37 +64,6 @@ MIN_UNKNOWN = 2
 _TAIL = 200
 # Words learned since the last save, kept to merge into a file another process wrote.
 MAX_PENDING = 100_000
-
-
-def data_dir() -> Path:
-    """The user's data directory for nextword (platformdirs), or $NEXTWORD_DATA_DIR."""
-    override = os.environ.get(DATA_DIR_ENV)
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("nextword", appauthor=False))
-
-
-def learning_dir() -> Path:
-    return data_dir() / "learning"
-
-
-def user_path() -> Path:
-    return learning_dir() / "user.json"
-
-
-def workspace_uri(root: str) -> str:
-    """A workspace root as a URI: a path becomes file://, a URI is kept (no trailing /)."""
-    if "://" not in root:
-        root = Path(root).expanduser().resolve().as_uri()
-    return root.rstrip("/") if not root.endswith(":///") else root
-
-
-def workspace_path(root: str) -> Path:
-    """The store of one workspace, named by a hash of its root URI (no path on disk)."""
-    digest = hashlib.sha256(workspace_uri(root).encode("utf-8")).hexdigest()[:16]
-    return learning_dir() / "workspaces" / f"{digest}.json"
 
 
 def open_store(workspace: str | None = None) -> PersonalStore:
@@ -338,7 +314,7 @@ class PersonalStore:
                 os.replace(path, aside)
             store._reset()
             return store
-        store._stamp = _stamp(path)
+        store._stamp = stamp(path)
         return store
 
     def _restore(self, data: Any) -> None:
@@ -380,15 +356,15 @@ class PersonalStore:
         with self._save_lock:
             if not self.dirty:
                 return False
-            stamp = _stamp(self.path)
-            if self._stamp is not None and stamp is None:
+            on_disk = stamp(self.path)
+            if self._stamp is not None and on_disk is None:
                 log.info("the learning store %s was deleted; forgetting", self.path)
                 self._adopt(PersonalStore(self.path))
                 return False
-            if stamp is not None and stamp != self._stamp and self._pending is not None:
+            if on_disk is not None and on_disk != self._stamp and self._pending is not None:
                 self._merge_from_disk()
             atomic_write(self.path, json.dumps(self.snapshot(), ensure_ascii=False).encode())
-            self._stamp = _stamp(self.path)
+            self._stamp = stamp(self.path)
             return True
 
     def _merge_from_disk(self) -> None:
@@ -438,76 +414,6 @@ class PersonalStore:
         return out
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so that a crash leaves the old file or the new one.
-
-    The bytes go to a temporary file in the same directory (a rename is atomic only
-    within one file system), reach the disk (fsync) before the rename, and the rename
-    reaches it too (fsync of the directory).
-    """
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size
-
-
-def file_size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
 def stored() -> list[dict[str, Any]]:
     """Every store on disk (the user's, then each workspace's): counts, size, place."""
-    paths = [user_path(), *sorted((learning_dir() / "workspaces").glob("*.json"))]
-    return [PersonalStore.load(p).status() for p in paths if p.exists()]
-
-
-def forget(workspace: str | None = None) -> list[str]:
-    """Delete one workspace's store, or (None) everything learned; the paths removed.
-
-    Leftovers go too: temporary files of an interrupted save, stores moved aside as
-    corrupt.
-    """
-    if workspace is not None:
-        path = workspace_path(workspace)
-        candidates = [path, path.with_name(path.name + ".corrupt")]
-        candidates += path.parent.glob(f".{path.name}.*.tmp") if path.parent.exists() else []
-    else:
-        root = learning_dir()
-        candidates = [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
-    removed = []
-    for path in candidates:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-            removed.append(str(path))
-    if workspace is None:
-        root = learning_dir()
-        for directory in sorted(root.rglob("*"), reverse=True) if root.exists() else []:
-            with contextlib.suppress(OSError):
-                directory.rmdir()
-        with contextlib.suppress(OSError):
-            root.rmdir()
-    return removed
+    return [PersonalStore.load(p).status() for p in store_paths()]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from nextword.engine import WORD_RE, PersonalStore, personal
+from nextword.engine import WORD_RE, PersonalStore, learnfiles, personal
 from nextword.lsp.names import FORGET_COMMAND
 
 if TYPE_CHECKING:
@@ -48,12 +48,12 @@ class Learner:
         path, workspace = None, None
         if enabled:
             if scope == "workspace" and self.workspace is not None:
-                workspace = personal.workspace_uri(self.workspace)
-                path = personal.workspace_path(workspace)
+                workspace = learnfiles.workspace_uri(self.workspace)
+                path = learnfiles.workspace_path(workspace)
             else:
                 if scope == "workspace":
                     log.info("no workspace folder open: learning into the user's store")
-                path = personal.user_path()
+                path = learnfiles.user_path()
         old = self.store
         if (None if old is None else old.path) == path:
             return False  # the same store, or still none
@@ -146,12 +146,12 @@ class Learner:
         if what == "workspace":
             if self.workspace is None:
                 raise ValueError("no workspace folder is open")
-            path = personal.workspace_path(self.workspace)
+            path = learnfiles.workspace_path(self.workspace)
             if self.store is not None and self.store.path == path:
                 self.store.forget()
-            personal.forget(self.workspace)
+            learnfiles.forget(self.workspace)
         else:
             if self.store is not None:
                 self.store.forget()
-            personal.forget(None)
+            learnfiles.forget(None)
         return self.status()
