@@ -126,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         "--quality-files", type=Path, nargs="*", default=[], help="with --runs: dev text for KSR"
     )
     parser.add_argument("--quality-words", type=int, default=400)
+    parser.add_argument(
+        "--tables", type=Path, default=DEFAULT_MODEL, help="the model whose word tables to use"
+    )
     args = parser.parse_args(argv)
     docs = last_words(read_documents(args.file)[0], args.words)
     rows: dict[str, dict[str, Any]] = {}
@@ -138,9 +141,9 @@ def main(argv: list[str] | None = None) -> int:
             folder.mkdir()
             trained: dict[str, Any] = {}
             if isinstance(spec, Shape):
-                shape, params = spec, random_model(spec, folder, DEFAULT_MODEL)
+                shape, params = spec, random_model(spec, folder, args.tables)
             else:
-                shape, params, trained = trained_model(spec, folder, DEFAULT_MODEL)
+                shape, params, trained = trained_model(spec, folder, args.tables)
                 if args.quality_files:
                     trained["quality"] = quality(folder, args.quality_files, args.quality_words)
             lat, cpu, chars = boundary_latencies(folder, docs)
