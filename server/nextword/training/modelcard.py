@@ -163,8 +163,8 @@ def trained_shapes_section(compare: dict[str, Any] | None) -> list[str]:
         "### Trained on the same tokens",
         "",
         f"Each shape trained from scratch on the same {rows[0]['tokens_seen']:,} tokens (the "
-        "same seed, mix, batches and schedule), then measured in one run beside this "
-        "model's word tables (`python -m nextword.training.shape_bench --runs ...`): "
+        "same seed, mix, batches and schedule), then measured in one run, each beside the "
+        "same word tables (`python -m nextword.training.shape_bench --runs ...`): "
         "validation loss (nats per token), KSR@3 and top-3 of the mixed decisions on dev "
         "text, and the boundary decision's cost over dev email.",
         "",
