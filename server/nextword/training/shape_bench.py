@@ -12,9 +12,8 @@ reported beside the cost: its validation loss per dev source, and KSR@3 and top-
 the quality files. Either way the network sits beside the bundled model's word tables
 and mixture (or those of `--tables`), and every word boundary of the dev text is
 decided in order, as the evaluator's typist does (evaluation/typist.py), all shapes in
-one run. Prints, per
-shape, its parameters, the boundary decision's p50/p95/p99 and the process CPU per
-typed character, against the first shape's.
+one run. Prints, per shape, its parameters, the boundary decision's p50/p95/p99 and
+the process CPU per typed character, against the first shape's.
 """
 
 from __future__ import annotations
