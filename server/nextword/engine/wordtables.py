@@ -193,27 +193,26 @@ class EnglishDocument(Document):
         # can match, and the model and the trigram know which ones are likely.
         sentence_start = starts_sentence(context)
         doc_known = doc.known * lex.capitalised if sentence_start else doc.known
-        # A word is seldom written twice running ("Happy Happy"), yet it is the
-        # document's most recent word: the counts offer the others, over their own
-        # total (the model and the trigram still offer "bye bye" where it is likely).
-        last, total = doc.last_word, float(doc.total)
-        if last is not None and (i := lex.index.get(last)) is not None and doc.known[i]:
-            total -= float(doc.known[i])
-            doc_known = doc_known.copy()
-            doc_known[i] = 0.0
-        elif last is not None:
-            total -= doc.unknown.get(last, 0)
-        known_total = float(doc_known.sum())
         scale = mixture.evidence(doc.total)
-        if DOC in computed and (known_total or doc.unknown) and total > 0:
+        if DOC in computed:
+            # A word is seldom written twice running ("Happy Happy"), yet it is the
+            # document's most recent word: the counts offer the others, over their own
+            # total (the model and the trigram still offer "bye bye" where it is likely).
+            last = doc.last_word or ""
+            i = lex.index.get(last)
+            total = doc.total - (float(doc.known[i]) if i is not None else doc.unknown.get(last, 0))
+            known_total = float(doc_known.sum()) - (float(doc_known[i]) if i is not None else 0.0)
             unknown = {
                 word: c / total
                 for word, c in doc.unknown.items()
                 if (not sentence_start or word[0].isupper()) and word != last
             }
             if known_total or unknown:
+                dense = doc_known / total
+                if i is not None:
+                    dense[i] = 0.0
                 confidence = repeat_rate(doc.total, doc.singletons) * scale
-                parts.append(Component(DOC, doc_known / total, unknown, confidence))
+                parts.append(Component(DOC, dense, unknown, confidence))
         pairs = doc.following()
         if pairs and not sentence_start and DOCBIGRAM in computed:
             part = following(DOCBIGRAM, pairs, lex.index)
