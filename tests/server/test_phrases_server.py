@@ -135,7 +135,7 @@ async def test_phrases_in_words_only_come_with_the_guess_of_the_word(
         assert word is None or " " not in text_of(word)
         assert (await stats(client))["overall"]["phraseSearches"] == 0
         await type_keys(client, doc, "k")
-        await _after_speculation(client)
+        await counted(client, "speculations")
         words = text_of(await ghost(client, doc)).split(" ")
         assert len(words) >= 2 and words[0].startswith("k"), words
         assert (await stats(client))["overall"]["phraseSearches"] == 1
@@ -197,7 +197,7 @@ async def guess_then_type(
     doc = open_doc(client, URI, text)
     await complete(client, doc)
     await type_keys(client, doc, guessed)
-    before = await _after_speculation(client)
+    before = await counted(client, "speculations")
     await type_keys(client, doc, typed)
     return doc, before, (await stats(client))["overall"]
 
@@ -233,15 +233,16 @@ async def test_the_boundary_after_a_comma_is_decided_before_the_space(model: Pat
         assert (await complete(client, doc)).items
 
 
-async def _after_speculation(client: LanguageClient) -> dict[str, Any]:
-    """The server's figures once a speculation has run (it runs between keys, on the
-    worker's background lane; a slow machine may take a while to get to it)."""
+async def counted(client: LanguageClient, counter: str, n: int = 1) -> dict[str, Any]:
+    """The server's figures once `counter` reaches `n`: background work (speculations,
+    refinements) runs between keys on the worker's background lane, and a slow machine
+    may take a while to get to it (15 s at most)."""
     for _ in range(300):
         report = (await stats(client))["overall"]
-        if report["speculations"] >= 1:
+        if report[counter] >= n:
             return report
         await asyncio.sleep(0.05)
-    raise AssertionError("no speculation ran")
+    raise AssertionError(f"{counter} never reached {n}")
 
 
 async def test_speculation_off(model: Path) -> None:
@@ -255,14 +256,6 @@ async def test_speculation_off(model: Path) -> None:
         assert report["decisionMs"]["p50"] > 0
 
 
-async def refinements_reach(client: LanguageClient, n: int) -> None:
-    for _ in range(300):  # 15 s at most: the worker gets to it between keys
-        if (await stats(client))["overall"]["refinements"] >= n:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"the decision was not refined {n} times")
-
-
 async def test_the_decision_is_refined_between_keys(model: Path) -> None:
     """After the boundary decision and after the word's first letter, the worker refines
     the decision by the model's second token (engine/refine.py) for the letters to come."""
@@ -273,9 +266,9 @@ async def test_the_decision_is_refined_between_keys(model: Path) -> None:
         # one's refinement still waits for the worker replaces it (new typing drops
         # stale work), and on a loaded machine (the suite beside a training run) the
         # boundary's refinement was dropped so, and counted once, not twice.
-        await refinements_reach(client, 1)
+        await counted(client, "refinements", 1)
         await type_keys(client, doc, "L")
-        await refinements_reach(client, 2)
+        await counted(client, "refinements", 2)
         # " L" begins Linux and London alike: refined, the sentence tells them apart.
         labels = [item.label for item in (await complete(client, doc)).items]
         assert "London" in labels[:3], labels
