@@ -81,13 +81,13 @@ def trained_model(run: Path, folder: Path, bundled: Path) -> tuple[Shape, int, d
 
 def quality(model: Path, files: list[Path], words: int) -> dict[str, dict[str, float]]:
     """KSR@3 and top-3 of the model's decisions on each file's first `words` words."""
+    from nextword.evaluation.learning import predictor
     from nextword.evaluation.typist import Predict, evaluate_file
 
     engine = Engine.load(model)
 
     def make() -> Predict:
-        decider = engine.decider()
-        return lambda context, prefix, k: [c.text for c in decider.decide(context, prefix, k)]
+        return predictor(engine.decider(), None)
 
     out = {}
     for path in files:
