@@ -74,19 +74,25 @@ def test_case_is_read_once_and_put_back() -> None:
 
 
 def test_identifiers_are_no_corrections_for_prose(tmp_path) -> None:
-    """The lexicon's words that the general-English list lacks only code writes."""
+    """The lexicon's words that the general-English list lacks only code writes; a word
+    the list marks as most often a slip ("form" for "from") is English all the same."""
     path = tmp_path / "spelling.txt"
-    path.write_text("handle\t1e-05\nhands\t2e-05\nupstairs\t7e-06\n")
-    words = sorted(["handle", "hands", "hasname", "has", "hasn't"])
+    path.write_text("form\t1e-04\tslip\nhandle\t1e-05\nhands\t2e-05\nupstairs\t7e-06\n")
+    words = sorted(["form", "handle", "hands", "hasname", "has", "hasn't"])
     spelling = Spelling.read(path, set(words))
     corrector = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}), spelling)
     assert dict(zip(words, corrector.prose, strict=True)) == {
-        "handle": True, "hands": True, "has": True, "hasn't": True, "hasname": False,
+        "form": True, "handle": True, "hands": True, "has": True, "hasn't": True,
+        "hasname": False,
     }  # fmt: skip
     found = corrector.corrections(
         "hasnsme", np.full(len(words), 0.2), 5, typed_word=0, typed_mass=0, gate=CorrectionGate(0)
     )
     assert "hasname" not in found.words
+    found = corrector.corrections(
+        "fprm", np.full(len(words), 0.2), 5, typed_word=0, typed_mass=0, gate=CorrectionGate(0)
+    )
+    assert "form" in found.words
 
 
 def test_classify_reads_one_edit() -> None:
@@ -262,10 +268,13 @@ def test_reserved_entries_are_never_read() -> None:
 
 def test_the_spelling_list_leaves_out_the_lexicons_words_and_keeps_order(tmp_path) -> None:
     path = tmp_path / "spelling.txt"
-    path.write_text("upstairs\t7e-06\nlondon\t2e-04\nbedroom\t3e-05\nbedrooms\t1e-05\nbad line\n")
+    path.write_text(
+        "upstairs\t7e-06\nlondon\t2e-04\nbedroom\t3e-05\nbedrooms\t1e-05\nbad line\n"
+        "bedroon\t2e-07\tslip\nthe\t5e-02\tslip\n"
+    )
     spelling = Spelling.read(path, {"London", "the"})  # the lexicon holds London capitalised
-    assert spelling.words == ["bedroom", "bedrooms", "upstairs"]
-    assert spelling.shared == {"london"}  # the lexicon's words the list holds
+    assert spelling.words == ["bedroom", "bedrooms", "upstairs"]  # never a slip
+    assert spelling.shared == {"london", "the"}  # the lexicon's words the list holds
     assert spelling.frequency("upstairs") == 7e-06 and spelling.frequency("up") == 0.0
     found, total = spelling.completions("bedr", 1)
     assert found == {"bedroom": 3e-05} and total == pytest.approx(4e-05)
@@ -279,8 +288,9 @@ def test_a_word_one_mistake_from_a_far_commoner_one_is_a_misspelling() -> None:
     freqs = {"received": 5e-5, "recieved": 4e-7, "lose": 1e-4, "loose": 4e-5, "bedroom": 3e-5}
     assert looks_mistyped("recieved", 4e-7, freqs)
     assert not looks_mistyped("loose", 4e-5, freqs)
-    chosen = select({**freqs, "x11": 1e-5, "rare": 1e-9, "tomatos": 2e-6}, {"tomatos"})
+    chosen, slips = select({**freqs, "x11": 1e-5, "rare": 1e-9, "tomatos": 2e-6}, {"tomatos"})
     assert sorted(chosen) == ["bedroom", "loose", "lose", "received"]
+    assert slips == {"recieved": 4e-7}  # English to the lists, never offered beyond them
 
 
 def test_the_fit_counts_two_edit_misspellings_and_scales_their_pairs() -> None:

@@ -68,6 +68,11 @@ SHORT_WORD = 3
 
 # -- the words offered ------------------------------------------------------------------
 
+# spelling.txt's mark of a word of English that is most often a slip of a far commoner
+# one when typed ("form", "decoded"): prose where the lexicon holds it, never offered
+# beyond it (training/spelling.py).
+SLIP = "slip"
+
 
 @dataclass(frozen=True)
 class Spelling:
@@ -82,15 +87,16 @@ class Spelling:
     @classmethod
     def read(cls, path: Path, known: Container[str]) -> Spelling:
         """The list in `path` less the words in `known` (the lexicon's: the model ranks
-        those in context), in lower case or capitalised; empty where the file is
-        missing or unreadable."""
+        those in context), in lower case or capitalised, and less the words marked
+        SLIP; empty where the file is missing or unreadable."""
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError):
             return cls()
         words, freqs, shared = [], [], set()
         for line in lines:
-            word, _, freq = line.partition("\t")
+            word, _, rest = line.partition("\t")
+            freq, _, mark = rest.partition("\t")
             try:
                 value = float(freq)
             except ValueError:
@@ -99,7 +105,7 @@ class Spelling:
             # ranks it in context, as it is written.
             if word in known or word.capitalize() in known:
                 shared.add(word)
-            elif word:
+            elif word and mark != SLIP:
                 words.append(word)
                 freqs.append(value)
         order = sorted(range(len(words)), key=words.__getitem__)

@@ -32,6 +32,7 @@ from pathlib import Path
 from nextword.data.misspellings import CODESPELL, allowed_pairs
 from nextword.data.misspellings import LICENSE as CODESPELL_LICENSE
 from nextword.data.wordfreq import LICENSE, WORDFREQ, english_frequencies
+from nextword.engine.corrections import SLIP
 from nextword.engine.deletions import deletes
 from nextword.engine.errormodel import SLIPS, edits, pair_kinds
 from nextword.engine.loader import MODELS_DIR
@@ -52,18 +53,25 @@ DEFAULT_MISSPELLINGS = MODELS_DIR / "misspellings.txt"
 _WORD = re.compile(r"[a-z]+")
 
 
-def select(frequencies: dict[str, float], misspellings: set[str]) -> dict[str, float]:
-    listed = {
+def select(
+    frequencies: dict[str, float], misspellings: set[str]
+) -> tuple[dict[str, float], dict[str, float]]:
+    """(offered, slips): the list's words of general English, and those of them that
+    one or two slips make of a far commoner word (`looks_mistyped`,
+    `two_slips_from_commoner`): words all the same, never offered beyond the lexicon."""
+    english = {
         word: freq
         for word, freq in frequencies.items()
         if freq >= MIN_FREQUENCY
         and len(word) >= MIN_LETTERS
         and _WORD.fullmatch(word)
         and word not in misspellings
-        and not looks_mistyped(word, freq, frequencies)
     }
-    twice = two_slips_from_commoner(listed, frequencies)
-    return {word: freq for word, freq in listed.items() if word not in twice}
+    once = {word for word, freq in english.items() if looks_mistyped(word, freq, frequencies)}
+    listed = {word: freq for word, freq in english.items() if word not in once}
+    slipped = once | two_slips_from_commoner(listed, frequencies)
+    offered = {word: freq for word, freq in english.items() if word not in slipped}
+    return offered, {word: english[word] for word in slipped}
 
 
 def looks_mistyped(word: str, freq: float, frequencies: dict[str, float]) -> bool:
@@ -105,10 +113,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cache = args.cache
     misspellings = {wrong.lower() for wrong, _ in allowed_pairs(cache)}
-    chosen = select(english_frequencies(cache), misspellings)
-    lines = [f"{word}\t{freq:.3g}" for word, freq in sorted(chosen.items())]
-    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"{len(lines):,} words from PyPI {WORDFREQ} ({LICENSE}) -> {args.out}")
+    offered, slips = select(english_frequencies(cache), misspellings)
+    lines = sorted(
+        [(word, f"{word}\t{freq:.3g}") for word, freq in offered.items()]
+        + [(word, f"{word}\t{freq:.3g}\t{SLIP}") for word, freq in slips.items()]
+    )
+    args.out.write_text("\n".join(line for _, line in lines) + "\n", encoding="utf-8")
+    print(
+        f"{len(offered):,} words (and {len(slips):,} marked {SLIP}) from PyPI {WORDFREQ} "
+        f"({LICENSE}) -> {args.out}"
+    )
     args.misspellings.write_text("\n".join(sorted(misspellings)) + "\n", encoding="utf-8")
     print(
         f"{len(misspellings):,} misspellings from PyPI {CODESPELL} ({CODESPELL_LICENSE}, the "
