@@ -9,6 +9,7 @@ import pytest
 
 from nextword.data.misspellings import is_reserved, parse
 from nextword.engine.corrections import (
+    WHOLE_WORD,
     CorrectionGate,
     Corrector,
     Spelling,
@@ -65,7 +66,9 @@ def test_case_is_read_once_and_put_back() -> None:
         )
         assert meant in found.words, (typed, found)
     teh = corrector.corrections("teh", dense, 5, typed_word=0, typed_mass=0, gate=CorrectionGate(0))
-    assert "The" not in teh.words and teh.words["the"] == pytest.approx(2 * 0.2 * 1e-3)
+    # "the" and "The" with all their weight, the whole word typed (WHOLE_WORD).
+    assert "The" not in teh.words
+    assert teh.words["the"] == pytest.approx(WHOLE_WORD * 2 * 0.2 * 1e-3)
     # Mixed case is an identifier: never corrected.
     none = corrector.corrections(
         "tEh", dense, 5, typed_word=0, typed_mass=0, gate=CorrectionGate(0)
@@ -93,6 +96,39 @@ def test_identifiers_are_no_corrections_for_prose(tmp_path) -> None:
         "fprm", np.full(len(words), 0.2), 5, typed_word=0, typed_mass=0, gate=CorrectionGate(0)
     )
     assert "form" in found.words
+
+
+def test_the_word_a_whole_typed_text_spells_ranks_above_the_longer_ones() -> None:
+    """Typed to its end, "surroud" is surround, though the model likes surrounding more.
+    Ranking only: the gate's error mass and the typed word's own weight read the plain
+    weights."""
+    words = sorted(["surround", "surrounding", "surroundings"])
+    dense = np.array([0.02, 0.1, 0.05])  # surround, surrounding, surroundings
+    corrector = Corrector(words, ErrorModel({k: 1e-3 for k in KINDS}))
+    found = corrector.corrections(
+        "surroud", dense, 3, typed_word=0, typed_mass=0, gate=CorrectionGate(0)
+    )
+    assert max(found.words, key=found.words.__getitem__) == "surround"
+    # The gate weighs the words as they are: the error mass is not inflated.
+    plain = sum(
+        dense[i] * r.rate
+        for r in corrector.intended("surroud")
+        for i, w in enumerate(words)
+        if w.startswith(r.prefix)
+    )
+    assert found.mass == pytest.approx(plain)
+    part = corrector.corrections(
+        "surrou", dense, 3, typed_word=0, typed_mass=0, gate=CorrectionGate(0)
+    )
+    assert part.words == {}  # "surrou" starts them all: no mistake to correct
+    # The typed text read as a word of its own must outweigh the plain weight only.
+    rare = 0.02 * 1e-3 * 2  # more than surround's plain weight, less than its boosted
+    assert (
+        "surround"
+        not in corrector.corrections(
+            "surroud", dense, 3, typed_word=rare, typed_mass=0, gate=CorrectionGate(0)
+        ).words
+    )
 
 
 def test_classify_reads_one_edit() -> None:

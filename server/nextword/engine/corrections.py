@@ -158,6 +158,13 @@ def cased(word: str, case: str) -> str:
     return word
 
 
+# How much more a correction weighs, in the ranking, where the typed text spells the
+# whole word with its mistake ("surroud": surround) than a longer word its prefix starts
+# (surrounding, surroundings): once a word is typed to its end, the mistake is what the
+# user looks for. Ranking only: the gate weighs the words as they are. Chosen on the
+# correction fit's misspellings (docs/CORRECTIONS.md).
+WHOLE_WORD = 30.0
+
 # The least P(mistake | typed, context) at which corrections are offered, where a model
 # directory has no fitted corrections.json (training/correction_fit.py).
 DEFAULT_GATE = 0.5
@@ -272,6 +279,7 @@ class Corrector:
         self.spelling = spelling or Spelling()
         self._spelling_mass = float(self.spelling.freqs.sum())
         self._words = words
+        self._lengths = np.array([len(w) for w in words])
         shared = self.spelling.shared
         # The lexicon's prose words: in the general-English list, short, or a
         # contraction; the rest (identifiers: "hasname", "endswith") are never offered.
@@ -409,9 +417,10 @@ class Corrector:
         low = typed.lower()
         spelling = self.spelling
         typed_word = max(typed_word, spelling.frequency(low))
-        # (best weight, rate, the words' weights, each word by its place) per explanation
-        # and list; the mass sums them all, the words are read best first.
-        found: list[tuple[float, float, np.ndarray, Callable[[int], str]]] = []
+        # (best weight, rate, the words' weights as ranked, each word by its place, the
+        # explanation's length) per explanation and list; the mass sums them all (as
+        # they are: the gate weighs those), the words are read best first.
+        found: list[tuple[float, float, np.ndarray, Callable[[int], str], int]] = []
         mass = 0.0
         for prefix, rate in self.intended(low):
             # The prefix in each case the lexicon may hold it in: "the", "The" (a
@@ -425,17 +434,25 @@ class Corrector:
                 if total > 0:
                     mass += rate * total
                     at = functools.partial(self._offered, rows, case)
-                    found.append((rate * float(probs.max()), rate, probs, at))
+                    whole = self._lengths[rows] == len(prefix)
+                    ranked = np.where(whole, probs * WHOLE_WORD, probs)
+                    found.append((rate * float(ranked.max()), rate, ranked, at, len(prefix)))
             if len(typed) >= SPELLING_MIN_TYPED:
                 lo, hi = spelling.prefix_range(prefix)
                 if hi > lo:
                     freqs = spelling.freqs[lo:hi]
                     mass += rate * float(freqs.sum())
                     at = functools.partial(_spelled, spelling.words, lo, case)
-                    found.append((rate * float(freqs.max()), rate, freqs, at))
+                    if spelling.words[lo] == prefix:  # sorted: the whole word comes first
+                        freqs = freqs.copy()
+                        freqs[0] *= WHOLE_WORD
+                    found.append((rate * float(freqs.max()), rate, freqs, at, len(prefix)))
         out: dict[str, float] = {}
+        # What a word weighs without WHOLE_WORD, which the typed word read as a word of
+        # its own must be outweighed by.
+        plain: dict[str, float] = {}
         floor = typed_word
-        for best, rate, weights, word_at in sorted(found, key=lambda f: -f[0]):
+        for best, rate, weights, word_at, length in sorted(found, key=lambda f: -f[0]):
             if best <= floor:
                 break  # no word of this explanation, nor of the rest, makes the `n` best
             # A word in the lexicon in several cases is offered once, in the case typed,
@@ -447,9 +464,10 @@ class Corrector:
             for word, weight in offered.items():
                 if weight > out.get(word, 0.0) and not word.startswith(typed):
                     out[word] = weight
+                    plain[word] = weight / WHOLE_WORD if len(word) == length else weight
             if len(out) >= n:
                 floor = max(floor, heapq.nlargest(n, out.values())[-1])
-        return {w: p for w, p in out.items() if p > typed_word}, mass
+        return {w: p for w, p in out.items() if plain[w] > typed_word}, mass
 
     def _range(self, prefix: str) -> tuple[int, int]:
         """[lo, hi) of the lexicon's words that start with `prefix` (case-sensitive)."""
