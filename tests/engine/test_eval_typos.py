@@ -75,6 +75,10 @@ def test_every_word_corrupted_and_the_table(tiny_model: Path):
         # The clean popups that held a correction, and the misspellings corrected.
         assert figures["inword_corrected"] == out["corrections"][mode]["inword_corrected"]
         assert figures["correction@3"] == typos["nextword"][mode]["correction@3"]
+        # The same answers, in the words of the clean text hunspell spells so.
+        known = figures["inword_corrected_known"]
+        assert known == out["corrections"][mode]["inword_corrected_known"]
+        assert 0 <= known <= 1
     # A gate that opens more often shows more corrections on clean text.
     loose, strict = (gate[f"on@{t:g}"]["inword_corrected"] for t in COMPARED)
     assert loose >= gate["on"]["inword_corrected"] >= strict
@@ -131,6 +135,10 @@ def test_hunspell_speaks_the_pipe_protocol():
         # Lines starting with ispell commands are escaped: "*word" would add a word.
         assert hunspell.suggest("*recieve", 5) == hunspell.suggest("recieve", 5)
         assert hunspell.suggest("recieve", 5)[0] == "receive"  # still answering in step
+        assert hunspell.knows("receive") and hunspell.knows("Receive")
+        assert hunspell.knows("receives")  # "+ receive": a form of a root
+        assert not hunspell.knows("recieve") and not hunspell.knows("xqzvj")
+        assert hunspell.suggest("recieve", 1) == ["receive"]  # still in step
 
 
 def test_symspell_suggests_nearest_then_most_frequent_in_the_typed_case():

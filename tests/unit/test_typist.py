@@ -369,3 +369,26 @@ def test_progress_counts_han_characters_in_chinese_text(tmp_path: Path, capsys):
     evaluate_file(path, {"fake": lambda: lambda c, p, k: []}, max_words=None, progress=True)
     err = capsys.readouterr().err
     assert "8/8 " in err and "char" in err
+
+
+class Correcting:
+    """Never the word; marks a correction in every answer inside `odd`, a word no
+    dictionary holds (`MarksCorrections`)."""
+
+    def __init__(self, odd: str) -> None:
+        self.odd, self.corrected = odd, False
+
+    def __call__(self, context: str, prefix: str, k: int) -> list[str]:
+        self.corrected = bool(prefix) and self.odd.startswith(prefix)
+        return []
+
+
+def test_corrected_answers_are_split_by_the_word_typed():
+    doc = "the Hoffstadler cat"
+    tally = Tally()
+    type_document(doc, Correcting("Hoffstadler"), tally)
+    # In-word answers: 2 in "the", 10 in the name, 2 in "cat"; the name's all corrected.
+    assert (tally.marked_answers, tally.corrected_answers) == (14, 10)
+    assert tally.corrected_share() == {"inword_corrected": round(10 / 14, 5)}
+    split = (tally + Tally()).corrected_share(lambda word: word != "Hoffstadler")
+    assert split == {"inword_corrected": round(10 / 14, 5), "inword_corrected_known": 0.0}

@@ -324,6 +324,8 @@ def _gate_tradeoff(
             "inword_corrected": clean.get("inword_corrected", 0.0),
             **{f"correction@{k}": typed[f"correction@{k}"] for k in KS},
         }
+        if "inword_corrected_known" in clean:  # hunspell judged the words
+            out[mode]["inword_corrected_known"] = clean["inword_corrected_known"]
     return out
 
 
@@ -336,9 +338,11 @@ def _typo_run(rate: float, seed: int, notes: list[str], stack: ExitStack) -> Typ
 
     generator = TypoGenerator(rate, pairs=allowed_pairs(SOURCES_CACHE))
     spellers: dict[str, Suggest] = {}
+    knows = None
     try:
         hunspell = stack.enter_context(HunspellSpeller())
         spellers[hunspell.name] = hunspell.suggest
+        knows = hunspell.knows
     except SpellerMissing as err:
         notes.append(str(err))
     try:
@@ -346,7 +350,7 @@ def _typo_run(rate: float, seed: int, notes: list[str], stack: ExitStack) -> Typ
         spellers[symspell.name] = symspell.suggest
     except SpellerMissing as err:
         notes.append(str(err))
-    return TypoRun(generator, seed, spellers)
+    return TypoRun(generator, seed, spellers, knows)
 
 
 def _baselines(
@@ -477,7 +481,9 @@ def _print_typos(typos: dict[str, Any], ks: list[int]) -> None:
               "misspellings corrected):")  # fmt: skip
         for mode, g in typos["gate"].items():
             rates = ", ".join(f"correction@{k} {g[f'correction@{k}']:.4f}" for k in ks)
-            print(f"    {g['threshold']:<8g} ({mode}): {g['inword_corrected']:.2%}; {rates}")
+            known = g.get("inword_corrected_known")
+            words = "" if known is None else f" ({known:.2%} in words hunspell knows)"
+            print(f"    {g['threshold']:<8g} ({mode}): {g['inword_corrected']:.2%}{words}; {rates}")
 
 
 def _print_phrases(figures: dict[str, Any], ks: list[int], backend: str) -> None:

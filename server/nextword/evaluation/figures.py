@@ -139,14 +139,16 @@ def gate_table(results: list[Result]) -> list[str]:
     clean text's in-word answers that held a correction and the misspellings offered back."""
     rows = [
         "| dev split | gate threshold | clean in-word answers with a correction "
-        "| correction@1 | correction@3 |",
-        "| --- | --- | --- | --- | --- |",
+        "| of them in words hunspell knows | correction@1 | correction@3 |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for r in results:
         for mode, g in r["typos"].get("gate", {}).items():
             label = f"{g['threshold']:g}" + (" (fitted)" if mode == "on" else "")
+            known = g.get("inword_corrected_known")
             rows.append(
                 f"| {split_name(r)} | {label} | {g['inword_corrected']:.2%} "
+                f"| {'-' if known is None else f'{known:.2%}'} "
                 f"| {g['correction@1']:.3f} | {g['correction@3']:.3f} |"
             )
     return rows

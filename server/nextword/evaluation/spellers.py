@@ -75,6 +75,17 @@ class HunspellSpeller:
                 suggestions = line.partition(": ")[2].split(", ")
         return suggestions[:k]
 
+    def knows(self, word: str) -> bool:
+        """Whether hunspell's dictionary spells `word` so (`*`, `+ root` or `-`)."""
+        if not word or "\n" in word:
+            return False
+        self._in.write(f"^{word}\n")
+        self._in.flush()
+        answers = []
+        while line := self._out.readline().rstrip("\n"):
+            answers.append(line)
+        return bool(answers) and all(a[:1] in "*+-" for a in answers)
+
     def close(self) -> None:
         if self._proc.poll() is None:
             self._in.close()

@@ -109,9 +109,12 @@ class Tally:
     boundary_ms: list[float] = field(default_factory=list)
     inword_ms: list[float] = field(default_factory=list)
     between_keys_ms: list[float] = field(default_factory=list)  # `WorksAhead`'s work
-    # In-word answers of a predictor that marks its corrections, and those that had one.
+    # In-word answers of a predictor that marks its corrections, and those that had one;
+    # and both by the word being typed (`corrected_share`'s `knows`).
     marked_answers: int = 0
     corrected_answers: int = 0
+    marked_by_word: Counter[str] = field(default_factory=Counter)
+    corrected_by_word: Counter[str] = field(default_factory=Counter)
     # Typing mistakes: corrupted words, those whose intended word was accepted within
     # the top k, and of those the ones accepted before the mistake was typed.
     corrupted: int = 0
@@ -147,12 +150,21 @@ class Tally:
         out.update(self.corrected_share())
         return {k: round(v, 4) for k, v in out.items()}
 
-    def corrected_share(self) -> dict[str, float]:
+    def corrected_share(self, knows: Callable[[str], bool] | None = None) -> dict[str, float]:
         """`inword_corrected`: the share of in-word answers that held a correction, for
-        a predictor that marks them (`MarksCorrections`); nothing for the others."""
+        a predictor that marks them (`MarksCorrections`); nothing for the others. With
+        `knows` (a dictionary's judgement), `inword_corrected_known` too: the share in
+        the words it spells so. "Clean" text holds words no dictionary knows, names and
+        its own misspellings ("unecessarily"), where a correction may be no mistake."""
         if not self.marked_answers:
             return {}
-        return {"inword_corrected": round(self.corrected_answers / self.marked_answers, 5)}
+        out = {"inword_corrected": round(self.corrected_answers / self.marked_answers, 5)}
+        if knows is not None:
+            known = [w for w in self.marked_by_word if knows(w)]
+            marked = sum(self.marked_by_word[w] for w in known)
+            corrected = sum(self.corrected_by_word[w] for w in known)
+            out["inword_corrected_known"] = round(corrected / max(marked, 1), 5)
+        return out
 
     def typo_quality(self) -> dict[str, float]:
         """Correction rates and KSR of a run over corrupted text (`type_document` with typos)."""
@@ -181,7 +193,10 @@ class Tally:
         sums: dict[str, Any] = {}
         for f in fields(self):
             a, b = getattr(self, f.name), getattr(other, f.name)
-            sums[f.name] = {k: a[k] + b[k] for k in a} if isinstance(a, dict) else a + b
+            if isinstance(a, Counter):
+                sums[f.name] = a + b
+            else:
+                sums[f.name] = {k: a[k] + b[k] for k in a} if isinstance(a, dict) else a + b
         return Tally(**sums)
 
 
@@ -300,6 +315,8 @@ def walk(
         if marks is not None and j:
             tally.marked_answers += 1
             tally.corrected_answers += marks.corrected
+            tally.marked_by_word[target] += 1
+            tally.corrected_by_word[target] += marks.corrected
         if ahead is not None:
             start = time.perf_counter()
             ahead.between_keys(context, typed[:j])
@@ -434,6 +451,9 @@ class TypoRun:
     generator: TypoGenerator
     seed: int
     spellers: dict[str, Suggest] = field(default_factory=dict)
+    # A dictionary's judgement of a word's spelling (hunspell's), which splits the clean
+    # text's in-word answers with a correction by the word typed (`corrected_share`).
+    knows: Callable[[str], bool] | None = None
 
 
 def evaluate_file(
@@ -492,6 +512,9 @@ def evaluate_file(
             label = f"{path.name} [corrections {mode}]"
             clean[mode] = same[0] if same else _type_all(docs, make, make, label, progress)
         out["corrections"] = {mode: parts.figures() for mode, parts in clean.items()}
+        if typos is not None and typos.knows is not None:
+            for mode, parts in clean.items():
+                out["corrections"][mode].update(parts.total().corrected_share(typos.knows))
     if typos is not None and modes:
         out["typos"] = _type_typos(docs, typos, modes, path.name, progress)
     if phrases is not None:
