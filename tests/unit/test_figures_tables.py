@@ -41,3 +41,24 @@ def test_pages_are_checked_before_anything_runs(tmp_path: Path) -> None:
         check_blocks(page, ["a", "b"])
     with pytest.raises(OSError):
         check_blocks(tmp_path / "missing.md", ["a"])
+
+
+def test_the_corrections_tables_split_the_clean_share_by_hunspells_words() -> None:
+    from nextword.evaluation.figures import corrections_headline, gate_table
+
+    gate = {"threshold": 0.29, "inword_corrected": 0.022, "inword_corrected_known": 0.003}
+    result = {
+        "file": "data/corpus/dev/email.txt",
+        "typos": {
+            "nextword": {"on": {"correction@3": 0.969}},
+            "spellers": {"hunspell": {"correction@3": 0.79}, "symspell": {"correction@3": 0.876}},
+            "gate": {"on": {**gate, "correction@1": 0.938, "correction@3": 0.969}},
+        },
+    }
+    head, _, row = corrections_headline([result])  # type: ignore[list-item]
+    assert head.endswith("| clean in-word answers with a correction | in words hunspell knows |")
+    assert row.endswith("| **0.969** | 0.790 | 0.876 | 2.20% | 0.30% |")
+    assert gate_table([result])[-1].endswith("| 0.29 (fitted) | 2.20% | 0.30% | 0.938 | 0.969 |")
+    # Without hunspell (an older run, or none installed), a dash.
+    del result["typos"]["gate"]["on"]["inword_corrected_known"]  # type: ignore[index]
+    assert corrections_headline([result])[-1].endswith("| 2.20% | - |")  # type: ignore[list-item]

@@ -113,23 +113,25 @@ def corrections_tables(results: list[Result]) -> tuple[list[str], list[str]]:
 def corrections_headline(results: list[Result]) -> list[str]:
     """The README's corrections table: per split, the misspelled words offered back in
     the top 3 by nextword (corrections on) and by the spellers, and the share of clean
-    in-word answers that held a correction (the fitted gate)."""
+    in-word answers that held a correction (the fitted gate), in all words and in the
+    words hunspell spells so."""
     spellers = sorted({name for r in results for name in r["typos"]["spellers"]})
     rows = [
         "| dev split | correction@3 nextword | "
         + " | ".join(f"correction@3 {name}" for name in spellers)
-        + " | clean in-word answers with a correction |",
-        "| --- | --- | " + "--- | " * len(spellers) + "--- |",
+        + " | clean in-word answers with a correction | in words hunspell knows |",
+        "| --- | --- | " + "--- | " * len(spellers) + "--- | --- |",
     ]
     for r in results:
         t = r["typos"]
         theirs = [t["spellers"].get(name, {}).get("correction@3") for name in spellers]
         cells = " | ".join("-" if v is None else f"{v:.3f}" for v in theirs)
-        clean = t.get("gate", {}).get("on", {}).get("inword_corrected")
-        share = "-" if clean is None else f"{clean:.2%}"
+        gate = t.get("gate", {}).get("on", {})
+        shares = [gate.get(key) for key in ("inword_corrected", "inword_corrected_known")]
+        clean = " | ".join("-" if v is None else f"{v:.2%}" for v in shares)
         rows.append(
             f"| {split_name(r)} | **{t['nextword']['on']['correction@3']:.3f}** | {cells} "
-            f"| {share} |"
+            f"| {clean} |"
         )
     return rows
 
