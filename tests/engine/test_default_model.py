@@ -39,7 +39,9 @@ def test_a_set_phrase_gets_its_next_word_first(default_engine: Engine, context: 
 def test_code_identifiers_from_the_document(default_engine: Engine):
     context = "def parse_config(path):\n    return path\n\nresult = "
     words = [c.text for c in default_engine.decider().decide(context, "par", 3)]
-    assert words[0] == "parse_config"
+    # Near-tied with the lexicon's "parser" (0.37 against 0.39) since the mixture fitted
+    # for the model of 84.8M tokens weighs the document 0.15, not 0.2.
+    assert "parse_config" in words[:2], words
 
 
 def test_model_card_exists_and_names_the_data():
