@@ -64,27 +64,30 @@ class HunspellSpeller:
             )
 
     def suggest(self, word: str, k: int) -> list[str]:
-        if k <= 0 or not word or "\n" in word:
+        if k <= 0:
             return []
-        self._in.write(f"^{word}\n")
-        self._in.flush()
         suggestions: list[str] = []
-        # One answer line per token hunspell found in the line, then a blank line.
-        while line := self._out.readline().rstrip("\n"):
+        for line in self._ask(word):
             if line.startswith("&") and not suggestions:
                 suggestions = line.partition(": ")[2].split(", ")
         return suggestions[:k]
 
     def knows(self, word: str) -> bool:
         """Whether hunspell's dictionary spells `word` so (`*`, `+ root` or `-`)."""
+        answers = self._ask(word)
+        return bool(answers) and all(a[:1] in "*+-" for a in answers)
+
+    def _ask(self, word: str) -> list[str]:
+        """hunspell's answer lines about `word`: one per token it found in the line,
+        read up to the blank line that ends them; none for an empty word."""
         if not word or "\n" in word:
-            return False
+            return []
         self._in.write(f"^{word}\n")
         self._in.flush()
         answers = []
         while line := self._out.readline().rstrip("\n"):
             answers.append(line)
-        return bool(answers) and all(a[:1] in "*+-" for a in answers)
+        return answers
 
     def close(self) -> None:
         if self._proc.poll() is None:
