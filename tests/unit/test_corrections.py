@@ -66,9 +66,9 @@ def test_case_is_read_once_and_put_back() -> None:
         )
         assert meant in found.words, (typed, found)
     teh = corrector.corrections("teh", dense, 5, typed_word=0, typed_mass=0, gate=CorrectionGate(0))
-    # "the" and "The" with all their weight, the whole word typed (WHOLE_WORD).
-    assert "The" not in teh.words
-    assert teh.words["the"] == pytest.approx(WHOLE_WORD * 2 * 0.2 * 1e-3)
+    # "the" and "The" with all their weight; ranked as the whole word typed (WHOLE_WORD).
+    assert "The" not in teh.words and teh.words["the"] == pytest.approx(2 * 0.2 * 1e-3)
+    assert teh.ranks["the"] == pytest.approx(WHOLE_WORD * 2 * 0.2 * 1e-3)
     # Mixed case is an identifier: never corrected.
     none = corrector.corrections(
         "tEh", dense, 5, typed_word=0, typed_mass=0, gate=CorrectionGate(0)
@@ -108,7 +108,9 @@ def test_the_word_a_whole_typed_text_spells_ranks_above_the_longer_ones() -> Non
     found = corrector.corrections(
         "surroud", dense, 3, typed_word=0, typed_mass=0, gate=CorrectionGate(0)
     )
-    assert max(found.words, key=found.words.__getitem__) == "surround"
+    assert max(found.ranks, key=found.ranks.__getitem__) == "surround"
+    # Its weight is its own: a probability, however it ranks.
+    assert found.words["surround"] == pytest.approx(0.02 * corrector.intended("surroud")[0].rate)
     # The gate weighs the words as they are: the error mass is not inflated.
     plain = sum(
         dense[i] * r.rate

@@ -235,11 +235,13 @@ def compared_thresholds(path: Path) -> tuple[float, ...]:
 
 class Found(NamedTuple):
     """What `Corrector.corrections` found: the words offered (none where the gate stays
-    shut), the error mass B, and the typed prefix's A, as the gate weighed them."""
+    shut) with their weights, the error mass B, and the typed prefix's A, as the gate
+    weighed them; `ranks`: what each word weighs in the ranking (`WHOLE_WORD`)."""
 
     words: dict[str, float]
     mass: float
     typed: float
+    ranks: dict[str, float] = {}
 
 
 class Masses(NamedTuple):
@@ -395,8 +397,10 @@ class Corrector:
         if not gate.opens(typed_mass, self._error_bound(len(typed)), name):
             # A likely prefix: no mistake could outweigh it.
             return Found({}, 0.0, typed_mass)
-        words, mass = self._corrections(typed, dense, n, typed_word)
-        return Found(words if gate.opens(typed_mass, mass, name) else {}, mass, typed_mass)
+        words, ranks, mass = self._corrections(typed, dense, n, typed_word)
+        if not gate.opens(typed_mass, mass, name):
+            return Found({}, mass, typed_mass)
+        return Found(words, mass, typed_mass, ranks)
 
     def _error_bound(self, n: int) -> float:
         """The most error mass a typed prefix of `n` letters can have: each explanation
@@ -410,10 +414,11 @@ class Corrector:
 
     def _corrections(
         self, typed: str, dense: np.ndarray, n: int, typed_word: float
-    ) -> tuple[dict[str, float], float]:
+    ) -> tuple[dict[str, float], dict[str, float], float]:
+        """(weights, ranking weights, error mass) of the best `n` corrections."""
         case = typed_case(typed)
         if case is None:
-            return {}, 0.0
+            return {}, {}, 0.0
         low = typed.lower()
         spelling = self.spelling
         typed_word = max(typed_word, spelling.frequency(low))
@@ -467,7 +472,8 @@ class Corrector:
                     plain[word] = weight / WHOLE_WORD if len(word) == length else weight
             if len(out) >= n:
                 floor = max(floor, heapq.nlargest(n, out.values())[-1])
-        return {w: p for w, p in out.items() if plain[w] > typed_word}, mass
+        kept = [w for w in out if plain[w] > typed_word]
+        return {w: plain[w] for w in kept}, {w: out[w] for w in kept}, mass
 
     def _range(self, prefix: str) -> tuple[int, int]:
         """[lo, hi) of the lexicon's words that start with `prefix` (case-sensitive)."""

@@ -75,6 +75,7 @@ def _words(
             return own
     found, typed_word, mass, known = _typed(boundary, prefix, n, tables, correct is not None, typed)
     corrections: dict[str, float] = {}
+    ranks: dict[str, float] = {}  # a correction's weight in the ranking, where not its own
     corrector = tables.corrector
     if correct is not None and corrector is not None and prefix:
         fixed = corrector.corrections(
@@ -86,7 +87,7 @@ def _words(
             gate=correct,
             name=reads_as_name(prefix, boundary.context),
         )
-        corrections = fixed.words
+        corrections, ranks = fixed.words, fixed.ranks
         if corrections:
             mass += fixed.mass
     if correct is not None and (standard := tables.standard_spelling(prefix)) is not None:
@@ -100,10 +101,10 @@ def _words(
             corrections[standard] = max(corrections.get(standard, 0.0), p)
             mass += p
     mass = mass or 1.0
-    merged = [(word, p, False) for word, p in found.items()]
-    merged += [(word, p, True) for word, p in corrections.items()]
-    merged.sort(key=lambda item: (-item[1], item[0]))
-    return [Candidate(word, p / mass, fix) for word, p, fix in merged[:n]]
+    merged = [(word, p, p, False) for word, p in found.items()]
+    merged += [(word, p, ranks.get(word, p), True) for word, p in corrections.items()]
+    merged.sort(key=lambda item: (-item[2], item[0]))
+    return [Candidate(word, p / mass, fix) for word, p, _, fix in merged[:n]]
 
 
 def _typed(
