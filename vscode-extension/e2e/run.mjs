@@ -431,7 +431,12 @@ async function quickOpen(name) {
   await page.keyboard.press("Control+P");
   await page.locator(".quick-input-widget input").waitFor();
   await page.keyboard.type(name);
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor();
+  // Enter opens the focused row: wait until the list has filtered down to it (a CI run
+  // pressed Enter while another file was still focused, and typo.txt never opened).
+  await page
+    .locator(".quick-input-list .monaco-list-row.focused", { hasText: name })
+    .first()
+    .waitFor();
   await page.keyboard.press("Enter");
   await page.locator(".quick-input-widget").waitFor({ state: "hidden" });
   await page.locator(".tab.active", { hasText: name }).waitFor();
