@@ -109,10 +109,8 @@ class Tally:
     boundary_ms: list[float] = field(default_factory=list)
     inword_ms: list[float] = field(default_factory=list)
     between_keys_ms: list[float] = field(default_factory=list)  # `WorksAhead`'s work
-    # In-word answers of a predictor that marks its corrections, and those that had one;
-    # and both by the word being typed (`corrected_share`'s `knows`).
-    marked_answers: int = 0
-    corrected_answers: int = 0
+    # In-word answers of a predictor that marks its corrections, and those that had one,
+    # by the word being typed (`corrected_share`'s `knows`).
     marked_by_word: Counter[str] = field(default_factory=Counter)
     corrected_by_word: Counter[str] = field(default_factory=Counter)
     # Typing mistakes: corrupted words, those whose intended word was accepted within
@@ -150,15 +148,24 @@ class Tally:
         out.update(self.corrected_share())
         return {k: round(v, 4) for k, v in out.items()}
 
+    @property
+    def marked_answers(self) -> int:
+        return self.marked_by_word.total()
+
+    @property
+    def corrected_answers(self) -> int:
+        return self.corrected_by_word.total()
+
     def corrected_share(self, knows: Callable[[str], bool] | None = None) -> dict[str, float]:
         """`inword_corrected`: the share of in-word answers that held a correction, for
         a predictor that marks them (`MarksCorrections`); nothing for the others. With
         `knows` (a dictionary's judgement), `inword_corrected_known` too: the share in
         the words it spells so. "Clean" text holds words no dictionary knows, names and
         its own misspellings ("unecessarily"), where a correction may be no mistake."""
-        if not self.marked_answers:
+        marked = self.marked_answers
+        if not marked:
             return {}
-        out = {"inword_corrected": round(self.corrected_answers / self.marked_answers, 5)}
+        out = {"inword_corrected": round(self.corrected_answers / marked, 5)}
         if knows is not None:
             known = [w for w in self.marked_by_word if knows(w)]
             marked = sum(self.marked_by_word[w] for w in known)
@@ -313,8 +320,6 @@ def walk(
         elapsed = (time.perf_counter() - start) * 1000
         (tally.boundary_ms if j == 0 else tally.inword_ms).append(elapsed)
         if marks is not None and j:
-            tally.marked_answers += 1
-            tally.corrected_answers += marks.corrected
             tally.marked_by_word[target] += 1
             tally.corrected_by_word[target] += marks.corrected
         if ahead is not None:
