@@ -241,7 +241,7 @@ class Found(NamedTuple):
     words: dict[str, float]
     mass: float
     typed: float
-    ranks: dict[str, float] = {}
+    ranks: dict[str, float]
 
 
 class Masses(NamedTuple):
@@ -396,10 +396,10 @@ class Corrector:
             typed_mass += float(dense[lo:hi].sum())
         if not gate.opens(typed_mass, self._error_bound(len(typed)), name):
             # A likely prefix: no mistake could outweigh it.
-            return Found({}, 0.0, typed_mass)
+            return Found({}, 0.0, typed_mass, {})
         words, ranks, mass = self._corrections(typed, dense, n, typed_word)
         if not gate.opens(typed_mass, mass, name):
-            return Found({}, mass, typed_mass)
+            return Found({}, mass, typed_mass, {})
         return Found(words, mass, typed_mass, ranks)
 
     def _error_bound(self, n: int) -> float:

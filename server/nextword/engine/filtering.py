@@ -87,7 +87,7 @@ def _words(
             gate=correct,
             name=reads_as_name(prefix, boundary.context),
         )
-        corrections, ranks = fixed.words, fixed.ranks
+        corrections, ranks = fixed.words, dict(fixed.ranks)
         if corrections:
             mass += fixed.mass
     if correct is not None and (standard := tables.standard_spelling(prefix)) is not None:
@@ -99,6 +99,7 @@ def _words(
         # on its way to in, is, it more often than it is the pronoun in lower case.
         if p > 0 and standard not in found and correct.opens(known - typed_word, p):
             corrections[standard] = max(corrections.get(standard, 0.0), p)
+            ranks[standard] = max(ranks.get(standard, 0.0), p)
             mass += p
     mass = mass or 1.0
     merged = [(word, p, p, False) for word, p in found.items()]
