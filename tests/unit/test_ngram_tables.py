@@ -32,23 +32,44 @@ def test_a_context_seen_gives_its_continuations_their_discounted_share() -> None
     # "a b" is followed by c twice and by a once: P(c | a b) = (2 - D) / 3 + backoff.
     ngram = tables_of("a b c a b c a b a")
     a, b, c = INDEX["a"], INDEX["b"], INDEX["c"]
-    p = ngram.prob(a, b, c)
-    lower = ngram.prob(len(WORDS) + 1, b, c)  # the bigram's P(c | b), via no trigram
+    p = ngram.prob((a, b), c)
+    lower = ngram.prob((len(WORDS) + 1, b), c)  # the bigram's P(c | b), via no trigram
     assert p == pytest.approx((2 - DISCOUNT) / 3 + DISCOUNT * 2 / 3 * lower, rel=1e-5)
     # Every context's distribution sums to one before normalising: its own total,
     # not another context's, divides its counts.
     for u, v in [(a, b), (b, c), (c, a)]:
         dense = ngram._apply("tri", u * (len(WORDS) + 2) + v, ngram._apply("bi", v, ngram._unigram))
         assert dense.sum() == pytest.approx(1.0, abs=1e-4)
-        assert ngram.distribution(u, v)[c] == pytest.approx(ngram.prob(u, v, c), rel=1e-4)
+        assert ngram.distribution((u, v))[c] == pytest.approx(ngram.prob((u, v), c), rel=1e-4)
 
 
 def test_pruning_keeps_the_contexts_of_kept_ngrams_whole() -> None:
     ngram = tables_of("a b c a b c a b a", min_count=2)
     # "a b a" was seen once and is pruned; "a b c" twice and kept.
     a, b, c = INDEX["a"], INDEX["b"], INDEX["c"]
-    assert ngram.prob(a, b, c) > ngram.prob(a, b, a)
-    assert ngram.distribution(a, b).sum() == pytest.approx(1.0, abs=1e-5)
+    assert ngram.prob((a, b), c) > ngram.prob((a, b), a)
+    assert ngram.distribution((a, b)).sum() == pytest.approx(1.0, abs=1e-5)
+
+
+def test_an_everyday_genre_reads_three_words_back(tmp_path: Path) -> None:
+    # "the late" is followed by "war" more often, but after "for the late" it was
+    # always "reply": the chat's 4-gram knows, a trigram cannot.
+    words = ["sorry", "for", "in", "the", "late", "war", "reply"]
+    index = {w: i for i, w in enumerate(words)}
+    text = "in the late war . " * 6 + "sorry for the late reply . " * 3
+    chat = write(tmp_path, "chat", text)
+    arrays = build_genre_ngrams([chat], index, ["chat"], [1.0])
+    assert "g0_quad_keys" in arrays
+    model = GenreNGram.from_arrays(arrays, len(index), evidence=1.0)
+    reply = model.distribution(history_ids("Sorry for the late ", index, len(index), model.fold))
+    assert reply[index["reply"]] > 0.7
+    war = model.distribution(history_ids("We won the late ", index, len(index), model.fold))
+    assert war[index["war"]] > 0.6
+    # 4-grams seen once are pruned, as trigrams are in the technical genres.
+    once = write(tmp_path, "once", "in the late war . sorry for the late reply . ")
+    assert len(build_genre_ngrams([once], index, ["chat"], [1.0])["g0_quad_next"]) == 0
+    # Other genres count trigrams only.
+    assert "g0_quad_keys" not in build_genre_ngrams([chat], index, ["speech"], [1.0])
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -65,7 +86,7 @@ def test_each_genre_has_its_trigram_and_the_document_finds_its_own(tmp_path: Pat
     model = GenreNGram.from_arrays(arrays, len(WORDS), evidence=2.0)
     start = len(WORDS) + 1
     how, are = INDEX["how"], INDEX["are"]
-    assert model.probs(start, how, are)[0] > 10 * model.probs(start, how, are)[1]
+    assert model.probs((start, start, how), are)[0] > 10 * model.probs((start, start, how), are)[1]
 
     tracker = GenreWeights(model, INDEX)
     assert tracker.weights == pytest.approx([0.5, 0.5])
@@ -83,10 +104,10 @@ def test_each_genre_has_its_trigram_and_the_document_finds_its_own(tmp_path: Pat
     before = tracker.words
     tracker.update(jumped + "hello how are you. " * 20)
     assert tracker.words == before + CATCH_UP_WORDS
-    assert tracker.history == (INDEX["you"], start)  # the sentence end is <s>
+    assert tracker.history == (INDEX["are"], INDEX["you"], start)  # the sentence end is <s>
     tracker.update("the law shall be the law. the ")
     # The mix follows the weights: after "the", "law" from the speeches.
-    mixed = model.distribution(start, INDEX["the"], tracker.weights)
+    mixed = model.distribution((start, start, INDEX["the"]), tracker.weights)
     assert int(np.argmax(mixed)) == INDEX["law"]
 
 
@@ -103,6 +124,10 @@ def test_the_tables_are_read_in_the_fewest_bytes_that_hold_them() -> None:
     assert narrowed("g3_bi_count", np.array([1, 70_000], dtype=np.int32)).dtype == np.int32
     assert narrowed("bi_ptr", np.array([0, 5_000_000], dtype=np.int64)).dtype == np.int32
     assert (narrowed("tri_next", ids) == ids).all()
+    # A context's number of continuations, written as a float, is a whole number.
+    types = np.array([1.0, 60_000.0], dtype=np.float32)
+    assert narrowed("g0_quad_types", types).dtype == np.uint16
+    assert narrowed("g0_tri_total", types).dtype == np.float32
     # Keys (trigram contexts hashed past 32 bits) and other arrays stay as stored.
     keys = np.array([3_600_240_003], dtype=np.int64)
     assert narrowed("tri_keys", keys).dtype == np.int64
@@ -121,23 +146,24 @@ def test_a_sentence_opening_capital_is_read_as_the_word_inside_sentences(tmp_pat
     assert fold[index["Happy"]] == index["happy"]
     assert fold[index["John"]] == index["John"]
     ngram = NGram(arrays, np.full(len(words), 1.0 / len(words), dtype=np.float32), fold)
-    u, v = history_ids("Thanks. Happy ", index, len(words), ngram.fold)
-    assert v == index["happy"]
+    history = history_ids("Thanks. Happy ", index, len(words), ngram.fold)
+    assert history[-1] == index["happy"]
     # "happy birthday" now informs what follows a sentence's "Happy"; tables of the
     # same text without the fold know only "Happy to".
     uniform = np.full(len(words), 1.0 / len(words), dtype=np.float32)
     ids = ngram_ids([tmp_path / "chat.txt"], index)
     plain = NGram(ngram_tables(ids, len(words)), uniform)
     birthday = index["birthday"]
-    assert ngram.distribution(u, v)[birthday] > 3 * plain.distribution(u, index["Happy"])[birthday]
+    unfolded = (*history[:-1], index["Happy"])
+    assert ngram.distribution(history)[birthday] > 3 * plain.distribution(unfolded)[birthday]
     # Inside a sentence the capital is what was written (a name's, here).
-    assert history_ids("we met Happy ", index, len(words), ngram.fold)[1] == index["Happy"]
+    assert history_ids("we met Happy ", index, len(words), ngram.fold)[-1] == index["Happy"]
     # The predicted word keeps its case: a sentence opens with "Happy", not "happy".
     start = len(words) + 1
     you = index["you"]
-    assert ngram.prob(you, start, index["Happy"]) > ngram.prob(you, start, index["happy"])
+    assert ngram.prob((you, start), index["Happy"]) > ngram.prob((you, start), index["happy"])
     # Tables written before the fold read every history as it is.
-    assert history_ids("Thanks. Happy ", index, len(words))[1] == index["Happy"]
+    assert history_ids("Thanks. Happy ", index, len(words))[-1] == index["Happy"]
 
 
 def test_the_genre_weights_read_histories_as_the_tables_do(tmp_path: Path) -> None:
@@ -149,4 +175,4 @@ def test_the_genre_weights_read_histories_as_the_tables_do(tmp_path: Path) -> No
     assert model.fold is not None and model.fold[index["How"]] == index["how"]
     tracker = GenreWeights(model, index)
     tracker.update("hello. How ")
-    assert tracker.history == (len(index) + 1, index["how"])
+    assert tracker.history == (index["hello"], len(index) + 1, index["how"])

@@ -1,8 +1,9 @@
-"""The word trigram per genre, mixed by what the document has been so far.
+"""The word n-gram per genre, mixed by what the document has been so far.
 
 A chat, an email, a speech and a commit message want different next words after the
 same words ("Thank you for your" -> time, help in chat and email; consideration in a
-speech). The trigram is counted per genre of training text (training/tables.py), and
+speech). The n-gram is counted per genre of training text (training/tables.py: a
+trigram, a 4-gram in the everyday genres), and
 a document's weights over the genres start at their shares of the training mix and
 follow the document online, by how well each genre predicted the words written so
 far: the online EM update of classic language-model adaptation,
@@ -18,20 +19,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from nextword.engine.ngram import NGram, events, fold_starts
+from nextword.engine.ngram import HISTORY, NGram, events, fold_starts
 
 # A document is read from its last words only when it is opened or changed before the
 # cursor: enough to know its genre, and a bounded cost.
 MAX_WORDS = 300
 # Text that jumped ahead (a paste, queued typing read at once) is read from its last
-# words only: each word costs each genre a trigram lookup (~0.13 ms for all seven
+# words only: each word costs each genre an n-gram lookup (~0.13 ms for all seven
 # here), and the decision waiting on it is the one the user waits for. 200 words
 # read at once cost 27 ms; the weights follow a document within a few words anyway.
 CATCH_UP_WORDS = 24
 
 
 class GenreNGram:
-    """One trigram per genre, and the genres' shares of the training mix."""
+    """One n-gram per genre, and the genres' shares of the training mix."""
 
     def __init__(
         self,
@@ -61,28 +62,30 @@ class GenreNGram:
         prior = arrays["genre_prior"].astype(np.float64)
         return cls(tables, names, prior, evidence, arrays.get("start_fold"))
 
-    def distribution(self, u: int, v: int, weights: np.ndarray | None = None) -> np.ndarray:
-        """P(w | u v) for every lexicon word: the genres' trigrams mixed by `weights`
-        (default: the prior)."""
+    def distribution(
+        self, history: tuple[int, ...], weights: np.ndarray | None = None
+    ) -> np.ndarray:
+        """P(w | history) for every lexicon word: the genres' n-grams mixed by
+        `weights` (default: the prior)."""
         weights = self.prior if weights is None else weights
         out: np.ndarray | None = None
         for table, weight in zip(self.tables, weights, strict=True):
             if weight < 1e-3:  # a genre the document has ruled out costs nothing
                 continue
-            part = table.distribution(u, v) * np.float32(weight)
+            part = table.distribution(history) * np.float32(weight)
             out = part if out is None else out + part
         assert out is not None
         return out / out.sum()
 
-    def probs(self, u: int, v: int, w: int) -> np.ndarray:
-        """(G,): each genre's P(w | u v)."""
-        return np.array([table.prob(u, v, w) for table in self.tables])
+    def probs(self, history: tuple[int, ...], w: int) -> np.ndarray:
+        """(G,): each genre's P(w | history)."""
+        return np.array([table.prob(history, w) for table in self.tables])
 
 
 def load_ngram(
     arrays: dict[str, np.ndarray], unigram: np.ndarray, evidence: float
 ) -> NGram | GenreNGram | None:
-    """The English word trigram a lexicon.npz holds: one per genre, one over all the
+    """The English word n-gram a lexicon.npz holds: one per genre, one over all the
     training text (models exported before the genres), or none."""
     if "genre_names" in arrays:
         return GenreNGram.from_arrays(arrays, len(unigram), evidence)
@@ -101,7 +104,7 @@ class GenreWeights:
     def _reset(self) -> None:
         self._text = ""
         start = len(self._index) + 1
-        self.history = (start, start)
+        self.history: tuple[int, ...] = (start,) * HISTORY
         self.seen = np.zeros(len(self.model.names))  # sum of responsibilities
         self.words = 0
 
@@ -126,22 +129,24 @@ class GenreWeights:
         self._text = context
         n_words, start = len(self._index), len(self._index) + 1
         ids = [start if e == "<s>" else self._index.get(e, n_words) for e in new]
-        u, v = self.history
+        history = self.history
         # The same events as the histories read them (a sentence's first word folded).
-        read = fold_starts(np.array(ids, dtype=np.int64), self.model.fold, start, v).tolist()
+        read = fold_starts(
+            np.array(ids, dtype=np.int64), self.model.fold, start, history[-1]
+        ).tolist()
         words = [i for i, e in enumerate(new) if e != "<s>"]
         if len(words) > most:
-            # Only the last `most` words are read; the two events before them are
-            # their history.
+            # Only the last `most` words are read; the events before them are their
+            # history.
             first = words[-most]
-            u, v = ([u, v] + read[:first])[-2:]
+            history = tuple([*history, *read[:first]][-HISTORY:])
             ids, read = ids[first:], read[first:]
         for w, as_history in zip(ids, read, strict=True):
             if w < n_words:
-                weighted = self.weights * self.model.probs(u, v, w)
+                weighted = self.weights * self.model.probs(history, w)
                 total = weighted.sum()
                 if total > 0:
                     self.seen += weighted / total
                     self.words += 1
-            u, v = v, as_history
-        self.history = (u, v)
+            history = (*history[1:], as_history)
+        self.history = history

@@ -140,7 +140,7 @@ class CharTrigram:
         return ids[-2], ids[-1]
 
     def component(self, context: str) -> Component:
-        chars = self.ngram.distribution(*self.history(context))
+        chars = self.ngram.distribution(self.history(context))
         dense = chars[self._first] * self._cond
         return Component(NGRAM, dense / (dense.sum() or 1.0), {})
 

@@ -121,17 +121,22 @@ def tokenizer_digest(tokenizer: Any) -> str:
     return hashlib.sha256(tokenizer.to_str().encode()).hexdigest()[:16]
 
 
-# The n-gram tables' word ids, counts and row pointers (engine/ngram.py, also per genre:
-# "g3_tri_next"), stored as int32/int64 by training/tables.py, fit in fewer bytes: ids
-# of a 60,000-word lexicon and counts under 65,536 in 16 bits, pointers in 32. Read so,
-# the bundled English tables take 63 MB of memory, not 93.
-_NARROWED = re.compile(r"(g\d+_)?(bi|tri)_(next|count|ptr)")
+# The n-gram tables' word ids, counts, row pointers and each context's number of
+# distinct continuations (engine/ngram.py, also per genre: "g3_tri_next"), stored as
+# int32/int64 (the last as float32) by training/tables.py, fit in fewer bytes: ids of a
+# 60,000-word lexicon and counts under 65,536 in 16 bits, pointers in 32. Read so, the
+# bundled English tables take 61 MB of memory, not 93.
+_NARROWED = re.compile(r"(g\d+_)?(bi|tri|quad)_(next|count|ptr|types)")
 
 
 def narrowed(name: str, array: np.ndarray) -> np.ndarray:
     """`array` in the smallest integer type that holds its values, for the n-gram tables'
-    ids, counts and pointers; any other array as it is."""
-    if not _NARROWED.fullmatch(name) or array.dtype.kind not in "iu" or not array.size:
+    ids, counts, pointers and continuation counts; any other array as it is."""
+    if not _NARROWED.fullmatch(name) or not array.size:
+        return array
+    if array.dtype.kind == "f" and np.array_equal(array, np.round(array)):
+        array = array.astype(np.int64)  # whole numbers kept as floats
+    if array.dtype.kind not in "iu":
         return array
     low, high = int(array.min()), int(array.max())
     for kind in (np.uint16, np.int32) if low >= 0 else (np.int32,):

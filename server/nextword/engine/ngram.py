@@ -1,4 +1,5 @@
-"""A word trigram model with interpolated absolute discounting.
+"""A word n-gram model (trigram, or 4-gram where the tables hold one) with
+interpolated absolute discounting.
 
 Counts are cheap where a small transformer trained on two cores is weak: frequent
 phrases and fixed collocations. The decider mixes this distribution with the
@@ -7,8 +8,10 @@ model's (weights fitted on dev text, see training/mixture.py).
     P(w | u v) = max(c(uvw) - D, 0) / c(uv) + D * n(uv) / c(uv) * P(w | v)
 
 with n(uv) the number of distinct words seen after uv, and the same one order down
-to the unigram. N-grams seen once are pruned from the tables, their contexts' totals
-kept, so the discounted mass still flows to the lower order.
+to the unigram, and one order up for P(w | t u v) where the 4-gram tables exist
+(the everyday genres': "if you have any" -> questions, where "have any" alone says
+pets). Pruned n-grams (training/tables.py says which) leave their contexts' totals
+in the tables, so the discounted mass still flows to the lower order.
 
 A history reads a sentence's first word in the case the word usually has inside a
 sentence (`fold_starts`): "Happy" opening a sentence is the "happy" of "happy
@@ -45,16 +48,23 @@ def fold_starts(ids: np.ndarray, fold: np.ndarray | None, start: int, before: in
     return np.where(previous == start, fold[ids], ids)
 
 
+# The longest history a table reads: three events, for the 4-gram.
+HISTORY = 3
+# Table names by order; each is keyed by its context, its history's ids in base
+# len(unigram) + 2, oldest first.
+ORDERS = ((2, "bi"), (3, "tri"), (4, "quad"))
+
+
 def history_ids(
     context: str, index: dict[str, int], n_words: int, fold: np.ndarray | None = None
-) -> tuple[int, int]:
-    """The ids of the two events before the cursor, as histories read them
-    (`fold_starts`); document start counts as <s>."""
+) -> tuple[int, ...]:
+    """The ids of the `HISTORY` events before the cursor, oldest first, as histories
+    read them (`fold_starts`); document start counts as <s>."""
     tail = events(context[-400:])
     start = n_words + 1
-    ids = [start, start] + [index.get(e, n_words) if e != "<s>" else start for e in tail]
-    u, v = fold_starts(np.array(ids[-3:]), fold, start, start)[-2:]
-    return int(u), int(v)
+    ids = [start] * HISTORY + [index.get(e, n_words) if e != "<s>" else start for e in tail]
+    read = fold_starts(np.array(ids[-HISTORY - 1 :]), fold, start, start)[-HISTORY:]
+    return tuple(int(i) for i in read)
 
 
 class NGram:
@@ -94,14 +104,31 @@ class NGram:
             p += (float(self._a[f"{name}_count"][lo + at]) - DISCOUNT) / total
         return p
 
-    def prob(self, u: int, v: int, w: int) -> float:
-        """P(w | u v) for one word, unnormalised (pruned n-grams leave the tables a
-        little under 1): what the genres are scored by (genres.py)."""
-        p = self._apply_one("bi", v, w, float(self._unigram[w]))
-        return self._apply_one("tri", u * self._base + v, w, p)
+    def _contexts(self, history: tuple[int, ...]) -> list[tuple[str, int]]:
+        """(table, key) of each order the tables hold and `history` (ids oldest first,
+        two at least) reaches, lowest order first."""
+        out = []
+        for order, name in ORDERS:
+            if order - 1 > len(history) or f"{name}_keys" not in self._a:
+                break
+            key = 0
+            for i in history[len(history) - order + 1 :]:
+                key = key * self._base + i
+            out.append((name, key))
+        return out
 
-    def distribution(self, u: int, v: int) -> np.ndarray:
-        """P(w | u v) for every lexicon word w, normalised."""
-        p = self._apply("bi", v, self._unigram)
-        p = self._apply("tri", u * self._base + v, p)
+    def prob(self, history: tuple[int, ...], w: int) -> float:
+        """P(w | history) for one word, unnormalised (pruned n-grams leave the tables a
+        little under 1): what the genres are scored by (genres.py)."""
+        p = float(self._unigram[w])
+        for name, key in self._contexts(history):
+            p = self._apply_one(name, key, w, p)
+        return p
+
+    def distribution(self, history: tuple[int, ...]) -> np.ndarray:
+        """P(w | history) for every lexicon word w, normalised; `history`: the ids
+        before the cursor, oldest first (`history_ids`), two at least."""
+        p = self._unigram
+        for name, key in self._contexts(history):
+            p = self._apply(name, key, p)
         return p / p.sum()

@@ -252,14 +252,14 @@ class EnglishTables(WordTables):
     def ngram_component(self, context: str, doc: Document | None = None) -> Component | None:
         if self.ngram is None:
             return None
-        u, v = history_ids(context, self.lexicon.index, len(self.lexicon), self.ngram.fold)
+        history = history_ids(context, self.lexicon.index, len(self.lexicon), self.ngram.fold)
         if isinstance(self.ngram, GenreNGram):
             weights = None
             if isinstance(doc, EnglishDocument) and doc.genres is not None:
                 doc.genres.update(context)
                 weights = doc.genres.weights
-            return Component(NGRAM, self.ngram.distribution(u, v, weights), {})
-        return Component(NGRAM, self.ngram.distribution(u, v), {})
+            return Component(NGRAM, self.ngram.distribution(history, weights), {})
+        return Component(NGRAM, self.ngram.distribution(history), {})
 
     def general_component(self, context: str, doc: Document | None = None) -> Component | None:
         """The general-English trigram, as confident as the document is prose: CMU's

@@ -47,8 +47,7 @@ def file_log_likelihood(
             w = index.get(event)
             if event != "<s>" and w is not None:
                 tracker.update(text)
-                u, v = tracker.history
-                p = float(tracker.weights @ model.probs(u, v, w))
+                p = float(tracker.weights @ model.probs(tracker.history, w))
                 total += math.log(max(p, FLOOR))
                 n += 1
             text += event + " " if event != "<s>" else ". "

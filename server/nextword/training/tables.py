@@ -22,7 +22,7 @@ from nextword.engine.lexicon import (
     second_token_arrays,
     tokenizer_digest,
 )
-from nextword.engine.ngram import events, fold_starts
+from nextword.engine.ngram import ORDERS, events, fold_starts
 from nextword.engine.words import is_candidate, is_han, is_han_text
 
 MAX_WORDS = 60_000
@@ -33,6 +33,11 @@ MAX_WORDS = 60_000
 # once in 2M words, and each is still the best evidence there is for its context.
 MIN_NGRAM_COUNT = 2
 PRUNED_GENRES = frozenset({"technical", "code"})
+# The everyday genres also count 4-grams ("if you have any" -> questions, where "have
+# any" alone reads pets from the chats), those seen twice or more: a 4-gram seen once
+# mostly discounts to its lower orders anyway, and would cost the most memory.
+FOURGRAM_GENRES = frozenset({"chat", "email"})
+MIN_FOURGRAM_COUNT = 2
 MIN_COUNT = 3
 # Chinese continuations: words of the corpus's own segmentation, up to four characters.
 MAX_HAN_WORD = 4
@@ -318,7 +323,13 @@ def build_genre_ngrams(
     for i, (name, ids) in enumerate(zip(names, streams, strict=True)):
         min_count = MIN_NGRAM_COUNT if name in PRUNED_GENRES else 1
         context = fold_starts(ids, fold, start, start)
-        tables = ngram_tables(ids, len(index), min_count=min_count, context=context)
+        tables = ngram_tables(
+            ids,
+            len(index),
+            min_count=min_count,
+            context=context,
+            fourgram_min_count=MIN_FOURGRAM_COUNT if name in FOURGRAM_GENRES else None,
+        )
         tables["unigram"] = np.bincount(ids[ids < len(index)], minlength=len(index))
         out.update({f"g{i}_{key}": value for key, value in tables.items()})
     return out
@@ -341,19 +352,27 @@ def ngram_tables(
     *,
     min_count: int = MIN_NGRAM_COUNT,
     context: np.ndarray | None = None,
+    fourgram_min_count: int | None = None,
 ) -> dict[str, np.ndarray]:
-    """Bigram and trigram tables over an id sequence (ids < `size` are predictable);
-    `context`: the same sequence as histories read it (`fold_starts`), default `ids`."""
+    """Bigram and trigram tables over an id sequence (ids < `size` are predictable),
+    and 4-gram tables of those seen `fourgram_min_count` times or more where it is
+    given; `context`: the same sequence as histories read it (`fold_starts`), default
+    `ids`."""
     base = size + 2
     history = ids if context is None else context
     out: dict[str, np.ndarray] = {}
-    for order, name in ((2, "bi"), (3, "tri")):
+    for order, name in ORDERS:
+        if order == 4 and fourgram_min_count is None:
+            break
         ctx = history[: len(ids) - order + 1].copy()
         for k in range(1, order - 1):
             ctx = ctx * base + history[k : len(ids) - order + 1 + k]
         nxt = ids[order - 1 :]
-        grams, counts = np.unique(ctx * base + nxt, return_counts=True)
-        g_ctx, g_next = grams // base, grams % base
+        # A 4-gram's context times base overflows 64 bits: count over the contexts'
+        # ranks, then read the keys back.
+        contexts, rank = np.unique(ctx, return_inverse=True)
+        grams, counts = np.unique(rank * base + nxt, return_counts=True)
+        g_ctx, g_next = contexts[grams // base], grams % base
         _, ctx_start = np.unique(g_ctx, return_index=True)
         totals = np.add.reduceat(counts, ctx_start)
         types = np.diff(np.append(ctx_start, len(g_ctx)))
@@ -361,7 +380,8 @@ def ngram_tables(
         wanted = g_next < size
         keys, ptr, nx, cn, tot, ty = _csr(
             g_ctx[wanted], g_next[wanted], counts[wanted],
-            np.repeat(totals, types)[wanted], np.repeat(types, types)[wanted], min_count,
+            np.repeat(totals, types)[wanted], np.repeat(types, types)[wanted],
+            fourgram_min_count if order == 4 and fourgram_min_count else min_count,
         )  # fmt: skip
         out.update(
             {
@@ -379,8 +399,12 @@ def ngram_tables(
 def describe_ngrams(arrays: dict[str, np.ndarray]) -> str:
     if "genre_names" in arrays:
         return "; ".join(
-            f"{name}: {len(arrays[f'g{i}_bi_next']):,} bigrams, "
-            f"{len(arrays[f'g{i}_tri_next']):,} trigrams"
+            f"{name}: "
+            + ", ".join(
+                f"{len(arrays[f'g{i}_{table}_next']):,} {label}"
+                for table, label in (("bi", "bigrams"), ("tri", "trigrams"), ("quad", "4-grams"))
+                if f"g{i}_{table}_next" in arrays
+            )
             for i, name in enumerate(arrays["genre_names"])
         )
     return (
