@@ -65,9 +65,11 @@ def test_an_everyday_genre_reads_three_words_back(tmp_path: Path) -> None:
     assert reply[index["reply"]] > 0.7
     war = model.distribution(history_ids("We won the late ", index, len(index), model.fold))
     assert war[index["war"]] > 0.6
-    # 4-grams seen once are pruned, as trigrams are in the technical genres.
+    # The chats' 4-grams seen once are pruned, as trigrams are in the technical genres;
+    # the emails' are kept.
     once = write(tmp_path, "once", "in the late war . sorry for the late reply . ")
     assert len(build_genre_ngrams([once], index, ["chat"], [1.0])["g0_quad_next"]) == 0
+    assert len(build_genre_ngrams([once], index, ["email"], [1.0])["g0_quad_next"]) > 0
     # Other genres count trigrams only.
     assert "g0_quad_keys" not in build_genre_ngrams([chat], index, ["speech"], [1.0])
 
@@ -128,10 +130,24 @@ def test_the_tables_are_read_in_the_fewest_bytes_that_hold_them() -> None:
     types = np.array([1.0, 60_000.0], dtype=np.float32)
     assert narrowed("g0_quad_types", types).dtype == np.uint16
     assert narrowed("g0_tri_total", types).dtype == np.float32
-    # Keys (trigram contexts hashed past 32 bits) and other arrays stay as stored.
+    # A trigram's keys (two ids of a 60,000-word lexicon) fit in 32 bits, a 4-gram's
+    # do not; other arrays stay as stored.
     keys = np.array([3_600_240_003], dtype=np.int64)
-    assert narrowed("tri_keys", keys).dtype == np.int64
+    assert narrowed("tri_keys", keys).dtype == np.uint32
+    assert narrowed("g2_quad_keys", keys * 60_002).dtype == np.int64
     assert narrowed("counts", ids).dtype == np.int32
+    # Tables read narrowed answer as they do wide, and a key past a table's type (a
+    # history the text never had) is not found.
+    arrays = ngram_tables(np.array([11, 0, 1, 2, 0, 1, 2]), len(WORDS), min_count=1)
+    uniform = np.full(len(WORDS), 1.0 / len(WORDS), dtype=np.float32)
+    wide, narrow = (
+        NGram(arrays, uniform),
+        NGram({k: narrowed(k, v) for k, v in arrays.items()}, uniform),
+    )
+    assert narrow._a["tri_keys"].dtype == np.uint16
+    for history in [(0, 1), (11, 0), (9, 9), (11, 11)]:
+        np.testing.assert_allclose(narrow.distribution(history), wide.distribution(history))
+    assert narrow._apply("tri", 2**40, uniform) is uniform
 
 
 def test_a_sentence_opening_capital_is_read_as_the_word_inside_sentences(tmp_path: Path) -> None:

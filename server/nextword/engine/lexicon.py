@@ -121,12 +121,14 @@ def tokenizer_digest(tokenizer: Any) -> str:
     return hashlib.sha256(tokenizer.to_str().encode()).hexdigest()[:16]
 
 
-# The n-gram tables' word ids, counts, row pointers and each context's number of
-# distinct continuations (engine/ngram.py, also per genre: "g3_tri_next"), stored as
-# int32/int64 (the last as float32) by training/tables.py, fit in fewer bytes: ids of a
-# 60,000-word lexicon and counts under 65,536 in 16 bits, pointers in 32. Read so, the
-# bundled English tables take 61 MB of memory, not 93.
-_NARROWED = re.compile(r"(g\d+_)?(bi|tri|quad)_(next|count|ptr|types)")
+# The n-gram tables' word ids, counts, row pointers, context keys and each context's
+# number of distinct continuations (engine/ngram.py, also per genre: "g3_tri_next"),
+# stored as int32/int64 (the last as float32) by training/tables.py, fit in fewer bytes:
+# ids of a 60,000-word lexicon and counts under 65,536 in 16 bits, pointers and a
+# trigram's two-word keys in 32. Read so, the bundled English tables take 54 MB of
+# memory, not 93. (A key looked up past its table's type is simply not found:
+# np.searchsorted compares it as it is.)
+_NARROWED = re.compile(r"(g\d+_)?(bi|tri|quad)_(next|count|ptr|types|keys)")
 
 
 def narrowed(name: str, array: np.ndarray) -> np.ndarray:
@@ -139,7 +141,7 @@ def narrowed(name: str, array: np.ndarray) -> np.ndarray:
     if array.dtype.kind not in "iu":
         return array
     low, high = int(array.min()), int(array.max())
-    for kind in (np.uint16, np.int32) if low >= 0 else (np.int32,):
+    for kind in (np.uint16, np.int32, np.uint32) if low >= 0 else (np.int32,):
         if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
             return array.astype(kind) if np.dtype(kind).itemsize < array.itemsize else array
     return array

@@ -85,7 +85,8 @@ class NGram:
             return lower
         lo, hi = self._a[f"{name}_ptr"][row], self._a[f"{name}_ptr"][row + 1]
         total = self._a[f"{name}_total"][row]
-        out = lower * (DISCOUNT * self._a[f"{name}_types"][row] / total)
+        # In float32, as `lower` is: the continuation count may be read as an integer.
+        out = lower * np.float32(DISCOUNT * self._a[f"{name}_types"][row] / total)
         out[self._a[f"{name}_next"][lo:hi]] += (self._a[f"{name}_count"][lo:hi] - DISCOUNT) / total
         return out
 

@@ -33,11 +33,12 @@ MAX_WORDS = 60_000
 # once in 2M words, and each is still the best evidence there is for its context.
 MIN_NGRAM_COUNT = 2
 PRUNED_GENRES = frozenset({"technical", "code"})
-# The everyday genres also count 4-grams ("if you have any" -> questions, where "have
-# any" alone reads pets from the chats), those seen twice or more: a 4-gram seen once
-# mostly discounts to its lower orders anyway, and would cost the most memory.
-FOURGRAM_GENRES = frozenset({"chat", "email"})
-MIN_FOURGRAM_COUNT = 2
+# The everyday genres also count 4-grams ("for the late" -> response, where "the late"
+# alone reads war from the speeches), each the least times seen here: in the emails all
+# of them, as Presage keeps all its trigrams; in the chats, eight times the emails' text,
+# those seen twice, for memory (those seen once cost 26 MB resident there, for a
+# little more than the email's gain; docs/TRAINING.md).
+FOURGRAM_MIN_COUNTS = {"chat": 2, "email": 1}
 MIN_COUNT = 3
 # Chinese continuations: words of the corpus's own segmentation, up to four characters.
 MAX_HAN_WORD = 4
@@ -328,7 +329,7 @@ def build_genre_ngrams(
             len(index),
             min_count=min_count,
             context=context,
-            fourgram_min_count=MIN_FOURGRAM_COUNT if name in FOURGRAM_GENRES else None,
+            fourgram_min_count=FOURGRAM_MIN_COUNTS.get(name),
         )
         tables["unigram"] = np.bincount(ids[ids < len(index)], minlength=len(index))
         out.update({f"g{i}_{key}": value for key, value in tables.items()})
