@@ -91,7 +91,7 @@ def mix_section(training: dict[str, Any], comparison: dict[str, Any] | None) -> 
 
 
 def genre_section(mixture: dict[str, Any] | None) -> list[str]:
-    """The trigram per genre against one for all the text (training/genre_fit.py)."""
+    """The n-gram per genre against one for all the text (training/genre_fit.py)."""
     fit = (mixture or {}).get("genre_fit")
     if not fit:
         return []
@@ -104,15 +104,16 @@ def genre_section(mixture: dict[str, Any] | None) -> list[str]:
              ("inf", "pooled")]  # fmt: skip
     lines = [
         "",
-        "## The trigram follows the document's genre",
+        "## The n-gram follows the document's genre",
         "",
-        f"One word trigram per genre of training text; prior weights (the mix's shares): "
+        f"One word n-gram per genre of training text (4-grams in chat and email, trigrams "
+        f"elsewhere; docs/TRAINING.md); prior weights (the mix's shares): "
         f"{genres}. The weights follow the document online (engine/genres.py), the prior "
         f"counting as c words; c = {mixture['genre_evidence_words']:g} chosen by "  # type: ignore[index]
-        f"{fit['objective']}. Mean log-probability per word of the trigram alone, last "
+        f"{fit['objective']}. Mean log-probability per word of the n-gram alone, last "
         f"{fit['words_per_file']:,} words of each dev file:",
         "",
-        "| trigram | " + " | ".join(files) + " | mean |",
+        "| n-gram | " + " | ".join(files) + " | mean |",
         "| --- | " + " | ".join("---" for _ in files) + " | --- |",
     ]
     for label, key in rows:
