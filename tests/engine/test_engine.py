@@ -190,3 +190,23 @@ def test_the_document_does_not_offer_the_word_just_written(default_engine: Engin
     assert "Happy" not in [c.text for c in default_engine.decider().decide("Happy ", "", 5)]
     only = {p.name for p in default_engine.decider().components("Happy ").parts}
     assert "doc" not in only  # its one word was the last: nothing else to offer
+
+
+def test_a_capital_that_opened_a_sentence_is_its_lower_case_word_inside_one(
+    default_engine: Engine,
+) -> None:
+    """A document that opened with "How are" is not offered "How": inside a sentence
+    a capital that opened one counts as its lower-case word; names keep their capital."""
+    index = default_engine.lexicon.index
+    parts = {p.name: p for p in default_engine.decider().components("How are ").parts}
+    doc = parts["doc"]
+    assert doc.dense[index["How"]] == 0.0 and doc.dense[index["how"]] == pytest.approx(1.0)
+    words = [c.text for c in default_engine.decider().decide("How are ", "", 5)]
+    assert "How" not in words, words
+    # Just written, in either case, it is not offered again: "How how".
+    parts = {p.name: p for p in default_engine.decider().components("We met John. How ").parts}
+    assert parts["doc"].dense[index["how"]] == 0.0
+    assert parts["doc"].dense[index["John"]] > 0.0
+    # At a sentence start the capitals count as they are.
+    parts = {p.name: p for p in default_engine.decider().components("How nice. ").parts}
+    assert parts["doc"].dense[index["How"]] > 0.0

@@ -155,10 +155,14 @@ class EnglishDocument(Document):
         lexicon: Lexicon,
         counts: DocumentWords | None = None,
         genres: GenreWeights | None = None,
+        openers: tuple[np.ndarray, np.ndarray] | None = None,
     ):
         self._lexicon = lexicon
         self.counts = counts or DocumentWords(lexicon.index)
         self.genres = genres
+        # (capitalised words, their lower case): the words a capital at a sentence
+        # start stands for (the n-gram's `start_fold`), as they are read inside one.
+        self._openers = openers
 
     @property
     def words(self) -> int:
@@ -166,7 +170,7 @@ class EnglishDocument(Document):
 
     def fork(self) -> EnglishDocument:
         genres = self.genres.fork() if self.genres is not None else None
-        return EnglishDocument(self._lexicon, self.counts.fork(), genres)
+        return EnglishDocument(self._lexicon, self.counts.fork(), genres, self._openers)
 
     def wrote(self, word: str, context: str) -> bool:
         """In the word counts (brought up to the boundary), in any of its cases."""
@@ -190,9 +194,11 @@ class EnglishDocument(Document):
             computed = computed - {DOCBIGRAM}
         parts = []
         # Document counts are blind to case; at a sentence start only capitalised words
-        # can match, and the model and the trigram know which ones are likely.
+        # can match, and the model and the trigram know which ones are likely. Inside a
+        # sentence, a capital that opened one is its word in lower case: "How are"
+        # offers "how", if anything, not "How".
         sentence_start = starts_sentence(context)
-        doc_known = doc.known * lex.capitalised if sentence_start else doc.known
+        doc_known = doc.known * lex.capitalised if sentence_start else self._inside(doc.known)
         scale = mixture.evidence(doc.total)
         if DOC in computed:
             # A word is seldom written twice running ("Happy Happy"), yet it is the
@@ -200,8 +206,13 @@ class EnglishDocument(Document):
             # total (the model and the trigram still offer "bye bye" where it is likely).
             last = doc.last_word or ""
             i = lex.index.get(last)
-            total = doc.total - (float(doc.known[i]) if i is not None else doc.unknown.get(last, 0))
-            known_total = float(doc_known.sum()) - (float(doc_known[i]) if i is not None else 0.0)
+            if i is not None and not sentence_start and self._openers is not None:
+                at = np.searchsorted(self._openers[0], i)
+                if at < len(self._openers[0]) and self._openers[0][at] == i:
+                    i = int(self._openers[1][at])  # "How" just written: not "how" either
+            seen = float(doc_known[i]) if i is not None else doc.unknown.get(last, 0)
+            total = doc.total - seen
+            known_total = float(doc_known.sum()) - (seen if i is not None else 0.0)
             unknown = {
                 word: c / total
                 for word, c in doc.unknown.items()
@@ -218,6 +229,19 @@ class EnglishDocument(Document):
             part = following(DOCBIGRAM, pairs, lex.index)
             parts.append(replace(part, confidence=part.confidence * scale))
         return parts
+
+    def _inside(self, known: np.ndarray) -> np.ndarray:
+        """The document's word counts as read inside a sentence (`_openers`)."""
+        if self._openers is None:
+            return known
+        capitals, lower = self._openers
+        opened = known[capitals]
+        if not opened.any():
+            return known
+        out = known.copy()
+        out[capitals] = 0.0
+        np.add.at(out, lower, opened)
+        return out
 
 
 class EnglishTables(WordTables):
@@ -242,12 +266,20 @@ class EnglishTables(WordTables):
         # headings and tags in capitals (NAME, SPDX), and the start of a URL (emails
         # from feeds begin with one).
         self.no_opening = lexicon.shouted | np.isin(np.array(lexicon.words), URL_STARTS)
+        # The capitals that open a sentence for a lower-case word (the n-gram's fold:
+        # "How", "The"; not names), sorted, and that word.
+        self.openers: tuple[np.ndarray, np.ndarray] | None = None
+        fold = ngram.fold if ngram is not None else None
+        if fold is not None:
+            ids = np.arange(len(lexicon))
+            capitals = ids[fold[: len(lexicon)] != ids]
+            self.openers = (capitals, fold[capitals].astype(np.int64))
 
     def document(self) -> EnglishDocument:
         genres = None
         if isinstance(self.ngram, GenreNGram):
             genres = GenreWeights(self.ngram, self.lexicon.index)
-        return EnglishDocument(self.lexicon, genres=genres)
+        return EnglishDocument(self.lexicon, genres=genres, openers=self.openers)
 
     def ngram_component(self, context: str, doc: Document | None = None) -> Component | None:
         if self.ngram is None:
