@@ -9,8 +9,8 @@ model's (weights fitted on dev text, see training/mixture.py).
 
 with n(uv) the number of distinct words seen after uv, and the same one order down
 to the unigram, and one order up for P(w | t u v) where the 4-gram tables exist
-(the everyday genres': "if you have any" -> questions, where "have any" alone says
-pets). Pruned n-grams (training/tables.py says which) leave their contexts' totals
+(the everyday genres': "for the late" -> response, where "the late" alone says
+war). Pruned n-grams (training/tables.py says which) leave their contexts' totals
 in the tables, so the discounted mass still flows to the lower order.
 
 A history reads a sentence's first word in the case the word usually has inside a
