@@ -79,11 +79,11 @@ def following(name: str, counts: Mapping[str, int], index: dict[str, int]) -> Co
     return Component(name, *spread(counts, index), confidence)
 
 
-def repeat_rate(seen: int, singletons: int) -> float:
+def repeat_rate(seen: int, singletons: int, young: float = 1.0) -> float:
     """How often a cache's next word is one it holds, estimated from its own history.
 
-    Words seen only once are the cache's misses so far (Good-Turing); add-one
-    smoothing keeps a young cache (one follower, seen once) at one half. After "the"
-    a document's followers rarely repeat; after a name they nearly always do.
+    Words seen only once are the cache's misses so far (Good-Turing); adding `young`
+    (one) keeps a young cache (one follower, seen once) at one half. After "the" a
+    document's followers rarely repeat; after a name they nearly always do.
     """
-    return (seen - singletons + 1) / (seen + 1)
+    return (seen - singletons + young) / (seen + 1)

@@ -222,7 +222,9 @@ class EnglishDocument(Document):
                 dense = doc_known / total
                 if i is not None:
                     dense[i] = 0.0
-                confidence = repeat_rate(doc.total, doc.singletons) * scale
+                # A document that has not repeated a word yet has no evidence that it
+                # will: nothing added ("The history of the" offered history and of).
+                confidence = repeat_rate(doc.total, doc.singletons, young=0.0) * scale
                 parts.append(Component(DOC, dense, unknown, confidence))
         pairs = doc.following()
         if pairs and not sentence_start and DOCBIGRAM in computed:
