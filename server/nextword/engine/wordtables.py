@@ -160,8 +160,8 @@ class EnglishDocument(Document):
         self._lexicon = lexicon
         self.counts = counts or DocumentWords(lexicon.index)
         self.genres = genres
-        # (capitalised words, their lower case): the words a capital at a sentence
-        # start stands for (the n-gram's `start_fold`), as they are read inside one.
+        # (capitalised words, the n-gram's `start_fold`): the capitals that open a
+        # sentence for a lower-case word, and the id of each id read inside one.
         self._openers = openers
 
     @property
@@ -207,9 +207,7 @@ class EnglishDocument(Document):
             last = doc.last_word or ""
             i = lex.index.get(last)
             if i is not None and not sentence_start and self._openers is not None:
-                at = np.searchsorted(self._openers[0], i)
-                if at < len(self._openers[0]) and self._openers[0][at] == i:
-                    i = int(self._openers[1][at])  # "How" just written: not "how" either
+                i = int(self._openers[1][i])  # "How" just written: not "how" either
             seen = float(doc_known[i]) if i is not None else doc.unknown.get(last, 0)
             total = doc.total - seen
             known_total = float(doc_known.sum()) - (seen if i is not None else 0.0)
@@ -236,13 +234,13 @@ class EnglishDocument(Document):
         """The document's word counts as read inside a sentence (`_openers`)."""
         if self._openers is None:
             return known
-        capitals, lower = self._openers
+        capitals, fold = self._openers
         opened = known[capitals]
         if not opened.any():
             return known
         out = known.copy()
         out[capitals] = 0.0
-        np.add.at(out, lower, opened)
+        np.add.at(out, fold[capitals], opened)
         return out
 
 
@@ -269,13 +267,12 @@ class EnglishTables(WordTables):
         # from feeds begin with one).
         self.no_opening = lexicon.shouted | np.isin(np.array(lexicon.words), URL_STARTS)
         # The capitals that open a sentence for a lower-case word (the n-gram's fold:
-        # "How", "The"; not names), sorted, and that word.
+        # "How", "The"; not names), and the fold itself.
         self.openers: tuple[np.ndarray, np.ndarray] | None = None
         fold = ngram.fold if ngram is not None else None
         if fold is not None:
             ids = np.arange(len(lexicon))
-            capitals = ids[fold[: len(lexicon)] != ids]
-            self.openers = (capitals, fold[capitals].astype(np.int64))
+            self.openers = (ids[fold[: len(lexicon)] != ids], fold)
 
     def document(self) -> EnglishDocument:
         genres = None
