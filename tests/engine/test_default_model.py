@@ -20,6 +20,23 @@ def test_sentence_start_offers_capitalised_words(default_engine: Engine):
     assert words and all(w[0].isupper() for w in words[:3])
 
 
+def test_a_capital_opening_a_sentence_or_line_completes_lower_case_words(
+    default_engine: Engine,
+):
+    """The training text never opened a sentence with "Smallest" or a line with
+    "Relies", so the tables hold only the lower-case words; a capital typed where one
+    opens a sentence or a line completes them in capitals. Inside a sentence a capital
+    reads as a name: nothing is capitalised there."""
+
+    def words(context: str, prefix: str) -> list[str]:
+        return [c.text for c in default_engine.decider().decide(context, prefix, 5)]
+
+    assert "Smallest" in words("It was late. ", "Smalle")
+    assert "Relies" in words("Hi all,\n", "Relie")
+    assert "Smallest" not in words("I met ", "Smalle")
+    assert "Relies" not in words("We met ", "Relie")
+
+
 @pytest.mark.parametrize(
     ("context", "word"),
     [

@@ -14,9 +14,11 @@ import numpy as np
 
 from nextword.engine.components import Candidate
 from nextword.engine.corrections import MIN_TYPED, CorrectionGate, Masses, reads_as_name
+from nextword.engine.words import capitalised, opens_in_capitals
 
 if TYPE_CHECKING:
     from nextword.engine.boundary import Boundary
+    from nextword.engine.lexicon import Lexicon
     from nextword.engine.wordtables import WordTables
 
 
@@ -119,17 +121,15 @@ def _typed(
     lex = tables.lexicon
     lo, hi = lex.prefix_range(prefix)
     probs = boundary.dense[lo:hi]
-    if len(probs) > n:
-        top = np.argpartition(-probs, n)[:n]
-    else:
-        top = np.arange(len(probs))
-    found = {lex.words[lo + i]: float(probs[i]) for i in top if probs[i] > 0}
+    found = {lex.words[lo + i]: float(probs[i]) for i in _top(probs, n) if probs[i] > 0}
     extra = [(word, p) for word, p in boundary.extra.items() if word.startswith(prefix)]
     for word, p in extra:
         found[word] = found.get(word, 0.0) + p
+    mass = float(probs.sum()) + sum(p for _, p in extra)
+    if _capital_of_lower_case(prefix) and opens_in_capitals(boundary.context):
+        mass += _in_capitals(boundary, prefix, n, lex, found)
     # The word already typed in full is no completion.
     typed_word = found.get(prefix, 0.0) if typed else found.pop(prefix, 0.0)
-    mass = float(probs.sum()) + sum(p for _, p in extra)
     known = mass - sum(p for word, p in extra if word in boundary.spelled)
     # What the token search found for a shorter prefix is only part of its mass.
     mass += sum(rest for p, rest in boundary.unspelled.items() if prefix.startswith(p))
@@ -145,3 +145,48 @@ def _typed(
         found.update(completed)
         known = mass
     return found, typed_word, mass, known
+
+
+def _top(probs: np.ndarray, n: int) -> np.ndarray:
+    """The indices of the `n` largest of `probs`, in no order."""
+    return np.argpartition(-probs, n)[:n] if len(probs) > n else np.arange(len(probs))
+
+
+def _capital_of_lower_case(prefix: str) -> bool:
+    """A prefix a lower-case word takes at a sentence's start: "Sal", "I" (not "SAL")."""
+    return prefix[:1].isupper() and prefix[1:] == prefix[1:].lower()
+
+
+def _in_capitals(
+    boundary: Boundary, prefix: str, n: int, lex: Lexicon, found: dict[str, float]
+) -> float:
+    """Where a capital opens a sentence or a line, add to `found` the lower-case words
+    that start with `prefix` in capitals, and return their probability.
+
+    "Sal" there is as often "sale" as a name: the tables hold a word's capital form only
+    where the training text opened enough sentences with it, and the model's P("Sale")
+    there is the little its few such sentences taught it. So each capital form offered
+    weighs its own probability and its lower-case word's. Words with capitals inside
+    ("iPhone") keep their own spelling and are not offered so.
+    """
+    lower = prefix.lower()
+    lo, hi = lex.prefix_range(lower)
+    probs = boundary.dense[lo:hi]
+    for i in _top(probs, n):
+        word = lex.words[lo + i]
+        if probs[i] > 0 and word == word.lower() and (form := capitalised(word)) not in found:
+            j = lex.index.get(form)
+            found[form] = float(boundary.dense[j]) if j is not None else 0.0
+    for form in list(found):
+        j = lex.index.get(form.lower())
+        if j is not None and lo <= j < hi and form[1:] == form[1:].lower():
+            found[form] += float(boundary.dense[j])
+    extra = [
+        (word, p)
+        for word, p in boundary.extra.items()
+        if word.startswith(lower) and word == word.lower()
+    ]
+    for word, p in extra:
+        form = capitalised(word)
+        found[form] = found.get(form, 0.0) + p
+    return float(probs.sum()) + sum(p for _, p in extra)

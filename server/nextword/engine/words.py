@@ -33,6 +33,7 @@ _CJK_RE = re.compile(f"[{KANA}{HAN}{HANGUL}]")
 # (Han and kana excluded).
 _TRAILING_WORD_RE = re.compile(f"(?:(?![{_UNSPACED}])[\\w'])+\\Z")
 _SENTENCE_END_RE = re.compile(r"(?:^|[.!?]['\")\]]?)\s*\Z")
+_LINE_START_RE = re.compile(r"\n[ \t]*\Z")
 
 
 def split_prefix(text_before_cursor: str) -> tuple[str, str]:
@@ -82,6 +83,17 @@ def starts_paragraph(context: str) -> bool:
 def starts_sentence(context: str) -> bool:
     """True where the next word opens a sentence (document start, or after . ! ?)."""
     return _SENTENCE_END_RE.search(context) is not None
+
+
+def opens_in_capitals(context: str) -> bool:
+    """True where a capital is how the next word is written rather than what it is: a
+    sentence's first word, or a line's (a greeting, a list item, a chat message)."""
+    return starts_sentence(context) or _LINE_START_RE.search(context) is not None
+
+
+def capitalised(word: str) -> str:
+    """`word` with its first letter in capitals."""
+    return word[:1].upper() + word[1:]
 
 
 def is_han(char: str) -> bool:
