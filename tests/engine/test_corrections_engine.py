@@ -202,3 +202,14 @@ def test_a_word_the_user_wrote_or_learned_is_no_typo(default_engine: Any) -> Non
     decider.decide("Please send it to the ", "", 5)
     found = decider.decide("Please send it to the ", "adress", 5, correct=True)
     assert not any(c.correction for c in found), found
+
+
+def test_a_word_the_document_wrote_beyond_the_lexicon_is_corrected_to(
+    default_engine: Any,
+) -> None:
+    """An identifier or a name the document wrote, which no word list holds, is the word
+    a slip of it stands for ("ehxtab" after three of "hextab")."""
+    wrote = "The hextab array maps each digit. We fill hextab once, then read hextab in "
+    assert "hextab" not in default_engine.lexicon.index
+    assert corrected(default_engine, wrote, "ehxtab")[0] == ("hextab", True)
+    assert ("hextab", True) not in corrected(default_engine, "We fill the ", "ehxtab", k=5)

@@ -133,6 +133,28 @@ def test_the_word_a_whole_typed_text_spells_ranks_above_the_longer_ones() -> Non
     )
 
 
+def test_the_documents_own_words_are_corrected_to_by_one_edit() -> None:
+    """Words beyond the lexicon that the document wrote ("hextab") are compared with
+    the typed text directly: one edit, weighed P(word) * P(typed | its prefix), in the
+    case typed; a word the typed text starts is a completion, not a correction."""
+    corrector = Corrector(["table"], ErrorModel({k: 1e-3 for k in KINDS}))
+    written = [("hextab", 0.2), ("hexadecimal", 0.1), ("decode_url", 0.3), ("zebra", 0.4)]
+    written += [("eh", 0.5)]  # shorter than one edit reaches
+    found = corrector.written("ehxtab", written, 3, typed_word=0.0)
+    assert set(found.words) == {"hextab"}
+    assert found.words["hextab"] == pytest.approx(0.2 * 1e-3)
+    assert found.ranks["hextab"] > found.words["hextab"]  # typed to its end: WHOLE_WORD
+    assert found.mass == pytest.approx(0.2 * 1e-3)
+    # "Hetx": a swap in "hext", or "hex" with a letter too many; in capitals as typed.
+    assert set(corrector.written("Hetx", written, 3, typed_word=0.0).words) == {
+        "Hextab",
+        "Hexadecimal",
+    }
+    assert "hextab" not in corrector.written("hext", written, 3, typed_word=0.0).words
+    # The typed text read as a word of its own must be outweighed.
+    assert corrector.written("ehxtab", written, 3, typed_word=1.0).words == {}
+
+
 def test_classify_reads_one_edit() -> None:
     assert classify("teh", "the") == "transpose"
     assert classify("adress", "address") == "omit_double"

@@ -32,7 +32,7 @@ import functools
 import heapq
 import json
 import re
-from collections.abc import Callable, Container, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -394,13 +394,58 @@ class Corrector:
             # "Auti" opening a sentence starts "autism" as much as any capitalised word.
             lo, hi = self._range(typed.lower())
             typed_mass += float(dense[lo:hi].sum())
-        if not gate.opens(typed_mass, self._error_bound(len(typed)), name):
-            # A likely prefix: no mistake could outweigh it.
+        if not self.may_open(typed, typed_mass, gate, name):
             return Found({}, 0.0, typed_mass, {})
         words, ranks, mass = self._corrections(typed, dense, n, typed_word)
         if not gate.opens(typed_mass, mass, name):
             return Found({}, mass, typed_mass, {})
         return Found(words, mass, typed_mass, ranks)
+
+    def written(
+        self, typed: str, words: Iterable[tuple[str, float]], n: int, typed_word: float
+    ) -> Found:
+        """The words beyond the lexicon that the document or the user wrote ("hextab",
+        a name) which `typed` misspells by one edit, each weighed P(word | context) *
+        P(typed | its prefix), the best `n`; and their error mass. `words`: (word,
+        P(word | context)). The gate is the caller's to weigh, with the lexicon's mass.
+
+        A document's own words are few (tens to hundreds), so each is compared with the
+        typed text directly rather than indexed; one edit only, the first letter typed
+        or swapped with the second, which keeps the comparisons to a handful.
+        """
+        low = typed.lower()
+        case = typed_case(typed)
+        if case is None or not self.model.rates or len(low) < MIN_TYPED:
+            return Found({}, 0.0, 0.0, {})
+        if not _LETTERS.fullmatch(low):
+            return Found({}, 0.0, 0.0, {})
+        size = len(low)
+        weights: dict[str, float] = {}
+        ranks: dict[str, float] = {}
+        mass = 0.0
+        for word, p in words:
+            letters = word.lower()
+            if p <= 0 or letters[:1] not in (low[0], low[1]) or letters.startswith(low):
+                continue
+            if len(letters) < size - 1 or not _LETTERS.fullmatch(letters):
+                continue  # one edit cannot make it the typed text
+            lengths = range(max(1, size - 1), min(len(letters), size + 1) + 1)
+            rate, whole = max(
+                (self.model.weight(low, letters[:m]), m == len(letters)) for m in lengths
+            )
+            if rate <= 0:
+                continue
+            mass += rate * p
+            if rate * p > typed_word:
+                offered = cased(word, case)
+                weights[offered] = rate * p
+                ranks[offered] = rate * p * (WHOLE_WORD if whole else 1.0)
+        best = heapq.nlargest(n, ranks, key=ranks.__getitem__)
+        return Found({w: weights[w] for w in best}, mass, 0.0, {w: ranks[w] for w in best})
+
+    def may_open(self, typed: str, typed_mass: float, gate: CorrectionGate, name: bool) -> bool:
+        """Whether any mistake could outweigh `typed` (a likely prefix: none could)."""
+        return gate.opens(typed_mass, self._error_bound(len(typed)), name)
 
     def _error_bound(self, n: int) -> float:
         """The most error mass a typed prefix of `n` letters can have: each explanation

@@ -80,6 +80,7 @@ def _words(
     ranks: dict[str, float] = {}  # a correction's weight in the ranking, where not its own
     corrector = tables.corrector
     if correct is not None and corrector is not None and prefix:
+        name = reads_as_name(prefix, boundary.context)
         fixed = corrector.corrections(
             prefix,
             boundary.dense,
@@ -87,11 +88,23 @@ def _words(
             typed_word=typed_word,
             typed_mass=known,
             gate=correct,
-            name=reads_as_name(prefix, boundary.context),
+            name=name,
         )
-        corrections, ranks = fixed.words, dict(fixed.ranks)
+        corrections, ranks = dict(fixed.words), dict(fixed.ranks)
+        error_mass = fixed.mass
+        # The document's and the user's own words beyond the lexicon ("hextab"), under
+        # the same gate, weighed with the lexicon's mistakes.
+        mine = None
+        if boundary.extra and corrector.may_open(prefix, fixed.typed, correct, name):
+            written = [(w, p) for w, p in boundary.extra.items() if w not in boundary.spelled]
+            mine = corrector.written(prefix, written, n, typed_word)
+        if mine and mine.words and correct.opens(fixed.typed, fixed.mass + mine.mass, name):
+            error_mass += mine.mass
+            for word, p in mine.words.items():
+                if p > corrections.get(word, 0.0):
+                    corrections[word], ranks[word] = p, mine.ranks[word]
         if corrections:
-            mass += fixed.mass
+            mass += error_mass
     if correct is not None and (standard := tables.standard_spelling(prefix)) is not None:
         # "dont" typed in full: its standard spelling, at its own probability here.
         j = tables.lexicon.index.get(standard)
