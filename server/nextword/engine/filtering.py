@@ -139,11 +139,12 @@ def _typed(
     for word, p in extra:
         found[word] = found.get(word, 0.0) + p
     mass = float(probs.sum()) + sum(p for _, p in extra)
+    known = mass - sum(p for word, p in extra if word in boundary.spelled)
     if _capital_of_lower_case(prefix) and opens_in_capitals(boundary.context):
+        # Not in A: the corrector adds a capital's lower-case words to it itself.
         mass += _in_capitals(boundary, prefix, n, lex, found)
     # The word already typed in full is no completion.
     typed_word = found.get(prefix, 0.0) if typed else found.pop(prefix, 0.0)
-    known = mass - sum(p for word, p in extra if word in boundary.spelled)
     # What the token search found for a shorter prefix is only part of its mass.
     mass += sum(rest for p, rest in boundary.unspelled.items() if prefix.startswith(p))
     corrector = tables.corrector
