@@ -64,7 +64,7 @@ from nextword.evaluation.phrases import PHRASE_WORDS, following_words, guessed_a
 # MAPS 2022), so 0.5 is on the cautious side; the word-by-word typist also gains from
 # phrases whose first two words are right. With each file weighing the same (since),
 # one bundled model reached 0.5 in words only, and showed phrases there alone (the
-# next reaches it at word starts too, 0.513 on 101 phrases): the target stays, as the
+# next reached it at word starts too, 0.513-0.518 on about 100 phrases): the target stays, as the
 # phrases a lower one would add at word starts are right a quarter of the time or
 # less on Wikipedia and State of the Union text, and add 0.3 points of KSR at most
 # even when all are shown (README, Phrases).
