@@ -417,7 +417,7 @@ class Corrector:
         case = typed_case(typed)
         if case is None or not self.model.rates or len(low) < MIN_TYPED:
             return Found({}, 0.0, 0.0, {})
-        if not _LETTERS.fullmatch(low):
+        if not _LETTERS.fullmatch(low):  # digits, `_`, an apostrophe: never corrected
             return Found({}, 0.0, 0.0, {})
         size = len(low)
         weights: dict[str, float] = {}

@@ -13,8 +13,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nextword.engine.components import Candidate
-from nextword.engine.corrections import MIN_TYPED, CorrectionGate, Masses, reads_as_name
-from nextword.engine.words import capitalised, opens_in_capitals
+from nextword.engine.corrections import (
+    MIN_TYPED,
+    CorrectionGate,
+    Masses,
+    cased,
+    reads_as_name,
+)
+from nextword.engine.words import opens_in_capitals
 
 if TYPE_CHECKING:
     from nextword.engine.boundary import Boundary
@@ -188,7 +194,7 @@ def _in_capitals(
     probs = boundary.dense[lo:hi]
     for i in _top(probs, n):
         word = lex.words[lo + i]
-        if probs[i] > 0 and word == word.lower() and (form := capitalised(word)) not in found:
+        if probs[i] > 0 and word == word.lower() and (form := cased(word, "capital")) not in found:
             j = lex.index.get(form)
             found[form] = float(boundary.dense[j]) if j is not None else 0.0
     for form in list(found):
@@ -201,6 +207,6 @@ def _in_capitals(
         if word.startswith(lower) and word == word.lower()
     ]
     for word, p in extra:
-        form = capitalised(word)
+        form = cased(word, "capital")
         found[form] = found.get(form, 0.0) + p
     return float(probs.sum()) + sum(p for _, p in extra)

@@ -91,11 +91,6 @@ def opens_in_capitals(context: str) -> bool:
     return starts_sentence(context) or _LINE_START_RE.search(context) is not None
 
 
-def capitalised(word: str) -> str:
-    """`word` with its first letter in capitals."""
-    return word[:1].upper() + word[1:]
-
-
 def is_han(char: str) -> bool:
     """True for one Han ideograph (a Chinese character)."""
     return len(char) == 1 and _HAN_RE.match(char) is not None
