@@ -123,6 +123,23 @@ def test_scorer_matches_a_full_forward(tiny_engine: Engine):
     )
 
 
+def test_a_started_forward_reads_what_a_finished_one_would(tiny_engine: Engine):
+    """`Scorer.request` returns before the forward ends: its result, read after other
+    work, is `logprobs`'s; asked again for the same tokens it costs no forward."""
+    from nextword.engine.scorer import Scorer
+
+    tokens = tiny_engine.loaded.tokenizer.encode("The user types a word and the engine").ids
+    expected = Scorer(tiny_engine.loaded.model).logprobs(tokens)
+    scorer = Scorer(tiny_engine.loaded.model)
+    scorer.logprobs(tokens[:4])
+    pending = scorer.request(tokens)
+    np.exp(np.arange(100_000.0) / 1e5).sum()  # the caller's own work meanwhile
+    np.testing.assert_allclose(pending.result(), expected, atol=1e-5)
+    forwards = scorer.forwards
+    assert scorer.request(tokens).result() is pending.result()
+    assert scorer.forwards == forwards
+
+
 def test_slide_ahead_spares_the_next_decision_the_recompute(tiny_engine: Engine):
     decider = tiny_engine.decider(window_tokens=32)
     text = ""

@@ -27,7 +27,7 @@ from nextword.engine.components import Candidate, Component, Components, followi
 from nextword.engine.corrections import CorrectionGate, Masses
 from nextword.engine.filtering import filter_words, mistake_masses
 from nextword.engine.personal import PersonalStore, last_word
-from nextword.engine.scorer import Scorer
+from nextword.engine.scorer import Pending, Scorer
 from nextword.engine.tokensearch import spell_words
 from nextword.engine.weights import GENERAL, NEURAL, NGRAM, SYSTEM, USER, USERBIGRAM, Mixture
 from nextword.engine.window import fit_window
@@ -305,11 +305,21 @@ class BoundaryDecider:
         lead = " " if context.endswith(" ") else ""
         tokens = self._tokens(context)
         if reuse is not None and reuse.tokens == tokens:
-            logprobs = reuse.logprobs
+            pending = Pending(reuse.logprobs)
         else:
-            logprobs = self._scorer.logprobs(tokens)
-        self.stats.forwards = self._scorer.forwards
+            # Started first and read last: the word tables are counted meanwhile.
+            pending = self._scorer.request(tokens)
+            self.stats.forwards = self._scorer.forwards
+        doc = doc or self._doc
+        # The word trigram's component (ngram.py), from the language's tables; where
+        # they hold one trigram per genre, mixed by the document's genre (genres.py).
+        counted = tables.ngram_component(context, doc) if NGRAM in computed else None
+        general = tables.general_component(context, doc) if GENERAL in computed else None
+        learned = self.store is not None and tables.learns
+        words = self._personal(context, computed) if learned else []
+        words += doc.components(context, self.mixture, update=update)
 
+        logprobs = pending.result()
         first, cond = (lex.first_space, lex.cond_space) if lead else (lex.first_bare, lex.cond_bare)
         neural = np.exp(logprobs[first]) * cond
         if lead and vocabulary.space_token is not None:
@@ -321,22 +331,10 @@ class BoundaryDecider:
         if branches is not None and (groups := vocabulary.token_groups(lead)) is not None:
             neural = groups.split(neural, *branches)
         word_mass = float(neural.sum())
-        parts = [Component(NEURAL, neural / word_mass, {})]
-        doc = doc or self._doc
-        # The word trigram's component (ngram.py), from the language's tables; where
-        # they hold one trigram per genre, mixed by the document's genre (genres.py).
-        if NGRAM in computed and (counted := tables.ngram_component(context, doc)) is not None:
-            parts.append(counted)
-        if GENERAL in computed and (general := tables.general_component(context, doc)) is not None:
-            parts.append(general)
-        if (
-            SYSTEM in computed
-            and (second := tables.system_component(parts[0].dense, context)) is not None
-        ):
-            parts.append(second)
-        if self.store is not None and tables.learns:
-            parts += self._personal(context, computed)
-        parts += doc.components(context, self.mixture, update=update)
+        neural = neural / word_mass
+        second = tables.system_component(neural, context) if SYSTEM in computed else None
+        parts = [Component(NEURAL, neural, {})]
+        parts += [part for part in (counted, general, second) if part is not None] + words
         return Components(parts, tokens, logprobs, lead, doc.words, min(1.0, word_mass))
 
     def _personal(self, context: str, computed: set[str]) -> list[Component]:
