@@ -126,10 +126,13 @@ def test_the_tables_are_read_in_the_fewest_bytes_that_hold_them() -> None:
     assert narrowed("g3_bi_count", np.array([1, 70_000], dtype=np.int32)).dtype == np.int32
     assert narrowed("bi_ptr", np.array([0, 5_000_000], dtype=np.int64)).dtype == np.int32
     assert (narrowed("tri_next", ids) == ids).all()
-    # A context's number of continuations, written as a float, is a whole number.
+    # A context's total and number of continuations, written as floats, are whole
+    # numbers; a fraction would stay a float.
     types = np.array([1.0, 60_000.0], dtype=np.float32)
     assert narrowed("g0_quad_types", types).dtype == np.uint16
-    assert narrowed("g0_tri_total", types).dtype == np.float32
+    assert narrowed("g0_tri_total", types).dtype == np.uint16
+    assert narrowed("bi_total", types * 2).dtype == np.int32
+    assert narrowed("bi_total", types / 3).dtype == np.float32
     # A trigram's keys (two ids of a 60,000-word lexicon) fit in 32 bits, a 4-gram's
     # do not; other arrays stay as stored.
     keys = np.array([3_600_240_003], dtype=np.int64)

@@ -57,7 +57,7 @@ class GenreNGram:
         for i in range(len(names)):
             prefix = f"g{i}_"
             own = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
-            counts = own["unigram"].astype(np.float64)
+            counts = own.pop("unigram").astype(np.float64)  # kept as probabilities only
             tables.append(NGram(own, (counts + 0.5) / (counts.sum() + 0.5 * size)))
         prior = arrays["genre_prior"].astype(np.float64)
         return cls(tables, names, prior, evidence, arrays.get("start_fold"))

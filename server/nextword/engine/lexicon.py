@@ -122,13 +122,13 @@ def tokenizer_digest(tokenizer: Any) -> str:
 
 
 # The n-gram tables' word ids, counts, row pointers, context keys and each context's
-# number of distinct continuations (engine/ngram.py, also per genre: "g3_tri_next"),
-# stored as int32/int64 (the last as float32) by training/tables.py, fit in fewer bytes:
-# ids of a 60,000-word lexicon and counts under 65,536 in 16 bits, pointers and a
-# trigram's two-word keys in 32. Read so, the bundled English tables (4-grams and all)
-# take 59 MB of memory, not 102. (A key looked up past its table's type is simply not found:
-# np.searchsorted compares it as it is.)
-_NARROWED = re.compile(r"(g\d+_)?(bi|tri|quad)_(next|count|ptr|types|keys)")
+# total and number of distinct continuations (engine/ngram.py, also per genre:
+# "g3_tri_next"), stored as int32/int64 (the last two as float32) by training/tables.py,
+# fit in fewer bytes: ids of a 60,000-word lexicon and counts under 65,536 in 16 bits,
+# pointers and a trigram's two-word keys in 32. Read so, the bundled English tables
+# (4-grams and all) take 55 MB of memory, not 102. (A key looked up past its table's type
+# is simply not found: np.searchsorted compares it as it is.)
+_NARROWED = re.compile(r"(g\d+_)?(bi|tri|quad)_(next|count|ptr|total|types|keys)")
 
 
 def narrowed(name: str, array: np.ndarray) -> np.ndarray:
