@@ -183,3 +183,24 @@ def test_word_tables_count_the_sources_as_the_mix_weighs_them(tmp_path: Path) ->
     assert mixed["times"] == 200 * 16 and mixed["timeout"] == 600
     assert mixed["times"] > mixed["timeout"]
     assert mixed_counts([big, small], None)[1] == raw
+
+
+def test_tables_only_rebuilds_an_exported_models_tables_and_nothing_else(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    """After a change to how the tables are counted: `--tables-only` writes them again
+    from the model's training.json, its weights and fits untouched."""
+    import shutil
+
+    model = tmp_path / "model"
+    shutil.copytree(tiny_model, model)
+    (model / "lexicon.npz").write_bytes(b"")
+    kept = {name: (model / name).read_bytes() for name in ("model.safetensors", "mixture.json")}
+    corpus = str(FIXTURES / "corpus-tiny")
+    nextword("train", "--corpus", corpus, "--export", str(model), "--tables-only")
+    assert (model / "lexicon.npz").read_bytes() == (tiny_model / "lexicon.npz").read_bytes()
+    assert all((model / name).read_bytes() == data for name, data in kept.items())
+    assert not (tmp_path / "runs").exists()
+    # Without a model to rebuild in, a one-line error.
+    result = nextword("train", "--corpus", corpus, "--tables-only", check=False)
+    assert result.returncode == 1 and "--export" in result.stderr

@@ -10,7 +10,7 @@ import pytest
 
 from nextword.engine.genres import CATCH_UP_WORDS, GenreNGram, GenreWeights
 from nextword.engine.lexicon import narrowed
-from nextword.engine.ngram import DISCOUNT, NGram, history_ids
+from nextword.engine.ngram import DISCOUNT, SHORT_LINE, NGram, events, history_ids
 from nextword.training.tables import (
     build_genre_ngrams,
     build_ngrams,
@@ -118,6 +118,23 @@ def test_ngram_ids_open_each_document_with_the_start_symbol(tmp_path: Path) -> N
     ids = list(ngram_ids([path], INDEX))
     start = len(WORDS) + 1
     assert ids == [start, INDEX["hello"], INDEX["you"], start, INDEX["how"], INDEX["are"]]
+
+
+def test_a_short_line_ends_a_sentence_and_a_wrapped_one_does_not() -> None:
+    """A greeting, a sign-off or a chat message ends a sentence at its newline; prose
+    wrapped at a width goes on over it; training and decisions read text alike."""
+    assert events("Hi Sarah,\nThanks for") == ["Hi", "Sarah", "<s>", "Thanks", "for"]
+    wrapped = "x" * SHORT_LINE + " and\nthe cake"
+    assert events(wrapped)[-3:] == ["and", "the", "cake"]
+    assert events("a\n\nb") == ["a", "<s>", "b"]  # a blank line, once
+    # A piece cut from a longer text does not know its first line's length.
+    assert events("Sarah,\nThanks", opens_line=False) == ["Sarah", "Thanks"]
+    # The window a decision reads (its last 400 characters) is such a piece: here it
+    # opens on the last 16 characters of a line of 402.
+    start = len(WORDS) + 1
+    context = "a " * 200 + "b\n" + " " * 380 + "you "
+    assert history_ids(context, INDEX, len(WORDS)) == (INDEX["a"], INDEX["b"], INDEX["you"])
+    assert history_ids("hello you\n", INDEX, len(WORDS)) == (INDEX["hello"], INDEX["you"], start)
 
 
 def test_the_tables_are_read_in_the_fewest_bytes_that_hold_them() -> None:

@@ -21,6 +21,7 @@ from nextword.training.train import (
     encode_split,
     export,
     finish_export,
+    rebuild_tables,
     train_model,
 )
 
@@ -81,6 +82,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--export-only", action="store_true", help="export without training")
     parser.add_argument(
+        "--tables-only",
+        action="store_true",
+        help="rebuild the word tables of the model at --export from its training.json and "
+        "the corpus, keeping its weights and fits (after a change to how tables are counted)",
+    )
+    parser.add_argument(
         "--fit-words", type=int, default=1500, help="dev words per source to fit the mixture on"
     )
 
@@ -94,6 +101,11 @@ def run(args: argparse.Namespace) -> int:
         args.corpus = default_corpus()
     if not args.corpus.is_dir():
         raise CommandError(f"no corpus at {args.corpus}: run `nextword prepare-corpus` first")
+    if args.tables_only:
+        if args.export is None:
+            raise CommandError("--tables-only needs --export DIR, the model to rebuild them in")
+        rebuild_tables(args.export, args.corpus)
+        return 0
     args.run.mkdir(parents=True, exist_ok=True)
     tokenizer_path = args.run / "tokenizer.json"
     if args.resume_from and not tokenizer_path.exists():

@@ -92,7 +92,8 @@ class GeneralTrigram:
     def history(self, context: str) -> tuple[int | None, int | None]:
         """The ids of the two events before the cursor (None: a word it lacks); the
         document start counts as a sentence start."""
-        tail = [START, START] + [e.lower() for e in events(context[-200:])]
+        window = events(context[-200:], opens_line=len(context) <= 200 or context[-201] == "\n")
+        tail = [START, START] + [e.lower() for e in window]
         u, v = (self._index.get(e) for e in tail[-2:])
         return u, v
 

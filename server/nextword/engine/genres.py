@@ -122,7 +122,10 @@ class GenreWeights:
         """Read the words of `context` not read yet (all of it, if it does not extend
         the text read before)."""
         if self._text and context.startswith(self._text):
-            new, most = events(context[len(self._text) :]), CATCH_UP_WORDS
+            # The new text goes on the last line read: a short line it ends is missed
+            # here (a sentence start less), which weighs the genres a hair differently.
+            new = events(context[len(self._text) :], opens_line=self._text.endswith("\n"))
+            most = CATCH_UP_WORDS
         else:
             self._reset()
             new, most = events(context), MAX_WORDS

@@ -287,7 +287,6 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
     import mlx.core as mx
 
     from nextword.engine.loader import load_safetensors
-    from nextword.training.tables import build_han_tables, build_tables
 
     ckpt = run_dir / "checkpoint"
     state = json.loads((ckpt / "state.json").read_text())
@@ -321,8 +320,24 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
     (out / "special_tokens_map.json").write_text(
         json.dumps({"bos_token": SPECIAL_TOKEN, "eos_token": SPECIAL_TOKEN}, indent=2) + "\n"
     )
+    write_tables(out, corpus, sources, state.get("mix"))
+    kept = (
+        "step", "tokens_seen", "tokens_before", "seconds", "val_loss", "mix", "dropout",
+        "trained_on",
+    )  # fmt: skip
+    training = {k: state[k] for k in kept if k in state}
+    training["sources"] = sources
+    training["shape"] = asdict(shape)
+    (out / "training.json").write_text(json.dumps(training, indent=2) + "\n")
+    print(f"exported {out}")
+
+
+def write_tables(out: Path, corpus: Path, sources: list[str], mix: str | None) -> None:
+    """The word tables (lexicon.txt, lexicon.npz) of the model directory `out`, counted
+    over the training text of `sources`, each file by its share of `mix` (None: as is)."""
+    from nextword.training.tables import build_han_tables, build_tables
+
     files = corpus_files(corpus, "train", sources)
-    mix = state.get("mix")
     shares = None
     if mix:
         sizes = {s: f.stat().st_size for s, f in zip(sources, files, strict=True)}
@@ -344,15 +359,18 @@ def export(run_dir: Path, out: Path, corpus: Path, sources: list[str]) -> None:
         genre = {source.id: source.genre for source in SOURCES}
         genres = [genre.get(s, s) for s in sources]
         build_tables(files, out, shares, known_misspellings(), genres)
-    kept = (
-        "step", "tokens_seen", "tokens_before", "seconds", "val_loss", "mix", "dropout",
-        "trained_on",
-    )  # fmt: skip
-    training = {k: state[k] for k in kept if k in state}
-    training["sources"] = sources
-    training["shape"] = asdict(shape)
-    (out / "training.json").write_text(json.dumps(training, indent=2) + "\n")
-    print(f"exported {out}")
+
+
+def rebuild_tables(out: Path, corpus: Path) -> None:
+    """`write_tables` again for an exported model, from its training.json (sources and
+    mix): after a change to how the tables are counted, leaving the weights and the
+    fits as they are."""
+    try:
+        training = json.loads((out / "training.json").read_text(encoding="utf-8"))
+        sources = list(training["sources"])
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise CommandError(f"{out / 'training.json'} names no training sources ({err})") from None
+    write_tables(out, corpus, sources, training.get("mix"))
 
 
 def known_misspellings() -> set[str]:
