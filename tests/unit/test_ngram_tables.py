@@ -127,6 +127,8 @@ def test_a_short_line_ends_a_sentence_and_a_wrapped_one_does_not() -> None:
     wrapped = "x" * SHORT_LINE + " and\nthe cake"
     assert events(wrapped)[-3:] == ["and", "the", "cake"]
     assert events("a\n\nb") == ["a", "<s>", "b"]  # a blank line, once
+    # Code's short lines go on: an indented one, one that opens a block or ends a call.
+    assert "<s>" not in events("try:\n    x = f(y)\n    z = 1\nfoo()\nbar")
     # A piece cut from a longer text does not know its first line's length.
     assert events("Sarah,\nThanks", opens_line=False) == ["Sarah", "Thanks"]
     # The window a decision reads (its last 400 characters) is such a piece: here it
