@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from nextword.engine.loader import ModelError
-from nextword.engine.ngram import events
+from nextword.engine.ngram import events_before
 
 GENERAL_DIR = "general"  # in a model directory: words.txt and one .npy per array
 START = "<s>"
@@ -92,8 +92,7 @@ class GeneralTrigram:
     def history(self, context: str) -> tuple[int | None, int | None]:
         """The ids of the two events before the cursor (None: a word it lacks); the
         document start counts as a sentence start."""
-        window = events(context[-200:], opens_line=len(context) <= 200 or context[-201] == "\n")
-        tail = [START, START] + [e.lower() for e in window]
+        tail = [START, START] + [e.lower() for e in events_before(context, 200)]
         u, v = (self._index.get(e) for e in tail[-2:])
         return u, v
 

@@ -51,6 +51,13 @@ def events(text: str, *, opens_line: bool = True) -> list[str]:
     return [e if e[0].isalnum() or e[0] in "_'" else "<s>" for e in EVENT_RE.findall(text)]
 
 
+def events_before(context: str, chars: int) -> list[str]:
+    """`events` of the last `chars` characters of `context`: a bounded read of what
+    precedes the cursor, whose first line opens a line only where the cut falls on one."""
+    opens_line = len(context) <= chars or context[-chars - 1] == "\n"
+    return events(context[-chars:], opens_line=opens_line)
+
+
 def fold_starts(ids: np.ndarray, fold: np.ndarray | None, start: int, before: int) -> np.ndarray:
     """`ids` as histories read them: each id right after the start symbol `start` (the
     id before the first is `before`) replaced by `fold[id]`, the id of the case the
@@ -74,7 +81,7 @@ def history_ids(
 ) -> tuple[int, ...]:
     """The ids of the `HISTORY` events before the cursor, oldest first, as histories
     read them (`fold_starts`); document start counts as <s>."""
-    tail = events(context[-400:], opens_line=len(context) <= 400 or context[-401] == "\n")
+    tail = events_before(context, 400)
     start = n_words + 1
     ids = [start] * HISTORY + [index.get(e, n_words) if e != "<s>" else start for e in tail]
     read = fold_starts(np.array(ids[-HISTORY - 1 :]), fold, start, start)[-HISTORY:]
