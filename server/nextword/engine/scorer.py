@@ -59,28 +59,28 @@ class Scorer:
         t in `nexts`: one batched forward over copies of the cache, which stays at
         `tokens`. None where the model's cache is not mlx-lm's plain `KVCache`.
         """
-        import mlx.core as mx
-        from mlx_lm.models.cache import KVCache
-
         if not nexts:
             return np.zeros((0, 0), dtype=np.float32)
+        rows = self.fork(tokens, len(nexts))
+        return None if rows is None else rows.step(nexts)
+
+    def fork(self, tokens: Sequence[int], m: int, room: int = 1) -> Rows | None:
+        """`m` sequences that go on from `tokens` each its own way, `room` tokens at
+        most, run as one batch (`Rows`). The scorer's own cache stays at `tokens`.
+        None where the model's cache is not mlx-lm's plain `KVCache`."""
+        from mlx_lm.models.cache import KVCache
+
         self.logprobs(tokens)  # the cache at `tokens`: free when it is there already
-        m = len(nexts)
         copies = []
         for layer in self._cache:
             if type(layer) is not KVCache:
                 return None
             keys, values = layer.keys_and_values()
             copy = KVCache()
-            copy.keys, copy.values = (_copies(a, m) for a in (keys, values))
+            copy.keys, copy.values = (_copies(a, m, room) for a in (keys, values))
             copy.offset = layer.offset
             copies.append(copy)
-        batch = mx.array(np.asarray(nexts, dtype=np.int32))[:, None]  # (m, 1)
-        logits = self._model(batch, cache=copies)[:, -1].astype(mx.float32)
-        out = np.array(logits - mx.logsumexp(logits, axis=-1, keepdims=True))
-        self.forwards += 1
-        self.tokens_run += m
-        return out
+        return Rows(self, copies)
 
     def logprobs(self, tokens: Sequence[int]) -> np.ndarray:
         """Log-probabilities (V,) of the token after `tokens` (which must be non-empty)."""
@@ -119,13 +119,34 @@ class Scorer:
         return self._last
 
 
-def _copies(a: Any, m: int) -> Any:
+class Rows:
+    """Sequences that share a scorer's tokens and go on each its own way, one token
+    each per `step`, as one batch: a one-token forward costs about as much for a few
+    rows as for one (the weights are read once), where row by row it costs each."""
+
+    def __init__(self, scorer: Scorer, cache: list[Any]):
+        self._scorer = scorer
+        self._cache = cache
+
+    def step(self, nexts: Sequence[int]) -> np.ndarray:
+        """(rows, V) log-probabilities of the token after each row's next token."""
+        import mlx.core as mx
+
+        batch = mx.array(np.asarray(nexts, dtype=np.int32))[:, None]  # (m, 1)
+        logits = self._scorer._model(batch, cache=self._cache)[:, -1].astype(mx.float32)
+        out = np.array(logits - mx.logsumexp(logits, axis=-1, keepdims=True))
+        self._scorer.forwards += 1
+        self._scorer.tokens_run += len(nexts)
+        return out
+
+
+def _copies(a: Any, m: int, room: int) -> Any:
     """`m` copies of one sequence's cached keys or values (1, heads, L, dim), with room
-    for one more position, so a branch's forward does not grow the buffer."""
+    for `room` more positions, so the rows' forwards do not grow the buffer."""
     import mlx.core as mx
 
-    room = mx.zeros((m, a.shape[1], 1, a.shape[3]), dtype=a.dtype)
-    return mx.concatenate([mx.repeat(a, m, axis=0), room], axis=2)
+    space = mx.zeros((m, a.shape[1], room, a.shape[3]), dtype=a.dtype)
+    return mx.concatenate([mx.repeat(a, m, axis=0), space], axis=2)
 
 
 def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
