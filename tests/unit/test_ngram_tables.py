@@ -124,6 +124,8 @@ def test_a_short_line_ends_a_sentence_and_a_wrapped_one_does_not() -> None:
     """A greeting, a sign-off or a chat message ends a sentence at its newline; prose
     wrapped at a width goes on over it; training and decisions read text alike."""
     assert events("Hi Sarah,\nThanks for") == ["Hi", "Sarah", "<s>", "Thanks", "for"]
+    # A note's items are lines of their own: "Monday" does not lead into "Pay".
+    assert events("Call the dentist on Monday\nPay the bill")[5:7] == ["<s>", "Pay"]
     wrapped = "x" * SHORT_LINE + " and\nthe cake"
     assert events(wrapped)[-3:] == ["and", "the", "cake"]
     assert events("a\n\nb") == ["a", "<s>", "b"]  # a blank line, once
