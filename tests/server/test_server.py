@@ -101,6 +101,13 @@ async def test_typing_a_sentence_offers_whole_words_with_the_typed_prefix(
     assert offered > len(sentence) // 2
     assert await checksum(client, doc) == hashlib.sha256(doc.text.encode()).hexdigest()
 
+    # A word after an opening quote is completed as a word; the quote stays.
+    type_at(client, doc, len(doc.text), " He said 'Hel")
+    result = await complete(client, doc)
+    check_items(doc, len(doc.text), result)
+    assert "Hello" in [item.label for item in result.items]
+    assert apply(doc, result.items[0]).endswith(" He said '" + result.items[0].label)
+
     # Accept a word at a word start, the way an editor applies the textEdit.
     type_at(client, doc, len(doc.text), " The")
     result = await complete(client, doc)

@@ -9,6 +9,14 @@ def test_split_prefix_takes_the_partial_last_word():
     assert split_prefix("") == ("", "")
     assert split_prefix("self.my_var") == ("self.", "my_var")
     assert split_prefix("don't") == ("", "don't")
+    assert split_prefix("O'Bri") == ("", "O'Bri")
+
+
+def test_split_prefix_leaves_an_opening_quote_in_the_context():
+    # No lexicon word starts with an apostrophe: after one, the word typed is "hel".
+    assert split_prefix("He said 'hel") == ("He said '", "hel")
+    assert split_prefix("He said '") == ("He said '", "")
+    assert split_prefix("rock ''n") == ("rock ''", "n")
 
 
 def test_split_prefix_handles_cjk_and_emoji_without_breaking_characters():

@@ -30,8 +30,11 @@ _CHINESE_RE = re.compile(f"[{_UNSPACED}{CJK_PUNCTUATION}{FULL_WIDTH}]")
 _HAN_RE = re.compile(f"[{HAN}]")
 _CJK_RE = re.compile(f"[{KANA}{HAN}{HANGUL}]")
 # The typed prefix: the word characters at the very end of the text before the cursor
-# (Han and kana excluded).
-_TRAILING_WORD_RE = re.compile(f"(?:(?![{_UNSPACED}])[\\w'])+\\Z")
+# (Han and kana excluded), apostrophes inside it ("don'", "O'Bri") but not before it:
+# one there opens a quotation ("'hel" is "hel" after a quote), and no word of the
+# lexicon starts with one.
+_WORD_CHAR = f"(?![{_UNSPACED}])\\w"
+_TRAILING_WORD_RE = re.compile(f"{_WORD_CHAR}(?:{_WORD_CHAR}|')*\\Z")
 _SENTENCE_END_RE = re.compile(r"(?:^|[.!?]['\")\]]?)\s*\Z")
 _LINE_START_RE = re.compile(r"\n[ \t]*\Z")
 
@@ -44,6 +47,8 @@ def split_prefix(text_before_cursor: str) -> tuple[str, str]:
 
     >>> split_prefix("Hello wor")
     ('Hello ', 'wor')
+    >>> split_prefix("She said 'don")
+    ("She said '", 'don')
     """
     # Searching only the tail keeps this linear: from every start in a long run of
     # word characters the pattern would otherwise scan to the run's end.
