@@ -60,6 +60,8 @@ def test_quoted_replies_and_attribution_lines_go() -> None:
         "Jane Doe wrote:\n"
         "JD> We could also go next week.\n"
         "\n"
+        "  Guido> Or the week after.\n"
+        "\n"
         "Let me know how many seats you need.\n"
     )
     assert clean_body(body) == (

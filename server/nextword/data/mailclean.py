@@ -15,8 +15,9 @@ import email
 import email.message
 import re
 
-# A reply quotes with ">" (sometimes "> >", or with the author's initials, "JD> ").
-_QUOTED = re.compile(r"^\s*(?:[A-Za-z]{0,3}>|\|)")
+# A reply quotes with ">" (sometimes "> >", or with the author's initials, "JD> ", or
+# with their name, as Emacs' supercite does: "Guido> ", "DanQ> ").
+_QUOTED = re.compile(r"^\s*(?:[A-Za-z]{0,3}>|[A-Z][a-z]{2,10}[A-Z]?>|\|)")
 # "On Thu, 22 Aug 2002, Jane Doe wrote:", "Jane Doe <jane@x.org> writes:", "Quoting Jane:"
 _ATTRIBUTION_END = re.compile(r"\b(?:wrote|writes|said|escribió|schrieb)\s*:\s*$", re.IGNORECASE)
 _ATTRIBUTION_START = re.compile(r"^\s*(?:On|At|Quoting|Le|Am)\b", re.IGNORECASE)
