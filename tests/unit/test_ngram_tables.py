@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from nextword.engine.genres import CATCH_UP_WORDS, GenreNGram, GenreWeights
-from nextword.engine.lexicon import narrowed
+from nextword.engine.lexicon import find, narrowed
 from nextword.engine.ngram import DISCOUNT, SHORT_LINE, NGram, events, history_ids
 from nextword.training.tables import (
     build_genre_ngrams,
@@ -172,6 +172,16 @@ def test_the_tables_are_read_in_the_fewest_bytes_that_hold_them() -> None:
     for history in [(0, 1), (11, 0), (9, 9), (11, 11)]:
         np.testing.assert_allclose(narrow.distribution(history), wide.distribution(history))
     assert narrow._apply("tri", 2**40, uniform) is uniform
+    for history in [(0, 1), (11, 0), (9, 9)]:
+        assert narrow.prob(history, 2) == pytest.approx(wide.prob(history, 2))
+
+
+def test_find_looks_a_key_up_in_a_narrowed_array_without_widening_it() -> None:
+    keys = np.array([3, 70, 65_000], dtype=np.uint16)
+    assert [find(keys, k) for k in (3, 70, 65_000)] == [0, 1, 2]
+    # Absent, below, past the type's range, and an empty table: not found.
+    assert find(keys, 71) is None and find(keys, 0) is None and find(keys, 2**40) is None
+    assert find(np.array([], dtype=np.uint32), 5) is None
 
 
 def test_a_sentence_opening_capital_is_read_as_the_word_inside_sentences(tmp_path: Path) -> None:

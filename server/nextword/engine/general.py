@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from nextword.engine.lexicon import find
 from nextword.engine.loader import ModelError
 from nextword.engine.ngram import events_before
 
@@ -106,10 +107,8 @@ class GeneralTrigram:
             p[:-1] *= np.float32(10.0 ** float(self._uni_bo[v]))
             p[a["bi_next"][lo:hi]] = np.power(10.0, a["bi_logp"][lo:hi].astype(np.float32))
             if u is not None:
-                keys = a["tri_keys"]
-                key = u * self._n + v
-                row = int(np.searchsorted(keys, key))
-                if row < len(keys) and int(keys[row]) == key:
+                row = find(a["tri_keys"], u * self._n + v)
+                if row is not None:
                     lo, hi = int(a["tri_ptr"][row]), int(a["tri_ptr"][row + 1])
                     p[:-1] *= np.float32(10.0 ** float(a["tri_bo"][row]))
                     p[a["tri_next"][lo:hi]] = np.power(

@@ -126,9 +126,21 @@ def tokenizer_digest(tokenizer: Any) -> str:
 # "g3_tri_next"), stored as int32/int64 (the last two as float32) by training/tables.py,
 # fit in fewer bytes: ids of a 60,000-word lexicon and counts under 65,536 in 16 bits,
 # pointers and a trigram's two-word keys in 32. Read so, the bundled English tables
-# (4-grams and all) take 55 MB of memory, not 102. (A key looked up past its table's type
-# is simply not found: np.searchsorted compares it as it is.)
+# (4-grams and all) take 55 MB of memory, not 102. They are searched with `find`.
 _NARROWED = re.compile(r"(g\d+_)?(bi|tri|quad)_(next|count|ptr|total|types|keys)")
+
+
+def find(keys: np.ndarray, key: int) -> int | None:
+    """The index of `key` in the sorted (maybe narrowed) `keys`, None if it is not there.
+
+    The key is cast to the array's type, after a check that it fits: np.searchsorted
+    given a Python int converts a narrowed array whole on every call (160 us for a
+    trigram table of 390,000 keys, against 1 us cast).
+    """
+    if not len(keys) or not int(keys[0]) <= key <= int(keys[-1]):
+        return None
+    at = int(np.searchsorted(keys, keys.dtype.type(key)))
+    return at if int(keys[at]) == key else None
 
 
 def narrowed(name: str, array: np.ndarray) -> np.ndarray:

@@ -26,6 +26,8 @@ import re
 
 import numpy as np
 
+from nextword.engine.lexicon import find
+
 DISCOUNT = 0.75
 # A sentence end or a blank line becomes the start symbol <s>; other punctuation is
 # transparent, so "foo, bar" and "foo bar" share a bigram.
@@ -101,9 +103,8 @@ class NGram:
         self.fold = fold  # how histories read a sentence's first word (`fold_starts`)
 
     def _apply(self, name: str, key: int, lower: np.ndarray) -> np.ndarray:
-        keys = self._a[f"{name}_keys"]
-        row = int(np.searchsorted(keys, key))
-        if row == len(keys) or keys[row] != key:
+        row = find(self._a[f"{name}_keys"], key)
+        if row is None:
             return lower
         lo, hi = self._a[f"{name}_ptr"][row], self._a[f"{name}_ptr"][row + 1]
         total = self._a[f"{name}_total"][row]
@@ -114,16 +115,14 @@ class NGram:
 
     def _apply_one(self, name: str, key: int, w: int, lower: float) -> float:
         """`_apply` for the one word `w`: a row's next ids are sorted."""
-        keys = self._a[f"{name}_keys"]
-        row = int(np.searchsorted(keys, key))
-        if row == len(keys) or keys[row] != key:
+        row = find(self._a[f"{name}_keys"], key)
+        if row is None:
             return lower
         lo, hi = self._a[f"{name}_ptr"][row], self._a[f"{name}_ptr"][row + 1]
         total = float(self._a[f"{name}_total"][row])
         p = lower * DISCOUNT * float(self._a[f"{name}_types"][row]) / total
-        nxt = self._a[f"{name}_next"][lo:hi]
-        at = int(np.searchsorted(nxt, w))
-        if at < len(nxt) and nxt[at] == w:
+        at = find(self._a[f"{name}_next"][lo:hi], w)
+        if at is not None:
             p += (float(self._a[f"{name}_count"][lo + at]) - DISCOUNT) / total
         return p
 
