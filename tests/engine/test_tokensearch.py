@@ -51,3 +51,23 @@ def test_a_batch_spells_what_one_path_at_a_time_spells(default_engine: Any, monk
             boundary, prefix, 5, scorer=decider._scorer, vocabulary=decider.vocabulary
         )
         assert [(c.text, round(c.prob, 4)) for c in found] == expected
+
+
+def test_a_word_is_not_spelled_again_at_every_letter(default_engine: Any) -> None:
+    decider = default_engine.decider()
+    context, word = "def ", "parse_conf_xq"
+    spelled, forwards = [], []
+    for i in range(len("parse_conf"), len(word) + 1):
+        before = decider.stats.spelled, decider._scorer.forwards
+        decider.decide(context, word[:i], 5)
+        spelled.append(decider.stats.spelled - before[0])
+        forwards.append(decider._scorer.forwards - before[1])
+    # The first letter no table knows spells (model calls); the next letters filter
+    # what that found and call the model no more, until RESPELL_LETTERS more are typed.
+    again = tokensearch.RESPELL_LETTERS
+    assert spelled[0] == 1 and forwards[0] > 0
+    assert spelled[1:again] == [0] * (again - 1) and forwards[1:again] == [0] * (again - 1)
+    assert spelled[again] == 1
+    # Another boundary spells from the start.
+    decider.decide("class ", "Parse_conf", 5)
+    assert decider.stats.spelled == 3

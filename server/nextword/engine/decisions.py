@@ -28,7 +28,7 @@ from nextword.engine.corrections import CorrectionGate, Masses
 from nextword.engine.filtering import filter_words, mistake_masses
 from nextword.engine.personal import PersonalStore, last_word
 from nextword.engine.scorer import Pending, Scorer
-from nextword.engine.tokensearch import spell_words
+from nextword.engine.tokensearch import spell_words, spelled_before
 from nextword.engine.weights import GENERAL, NEURAL, NGRAM, SYSTEM, USER, USERBIGRAM, Mixture
 from nextword.engine.window import fit_window
 from nextword.engine.words import is_word, starts_sentence
@@ -183,7 +183,7 @@ class BoundaryDecider:
             return cached
         boundary = self._advance(context)
         ranked = self._filter(boundary, prefix, max(k, self.top_k), correct)
-        if spell and not ranked and prefix:
+        if spell and not ranked and prefix and not spelled_before(boundary, prefix):
             # Nothing known starts with the prefix, nor does it misspell a known word
             # (with `correct`): spell words out with the model (a new name), and keep
             # them with the boundary so the next keystrokes filter them for free.
