@@ -38,6 +38,17 @@ def test_the_first_letter_is_refined_to_the_words_the_sentence_wants(default_eng
     assert decider.stats.refined == 2
 
 
+def test_a_sure_first_token_gives_its_mass_to_the_word_the_trigram_expects(
+    default_engine: Any,
+) -> None:
+    decider = default_engine.decider()
+    # The model is sure of " to"; the training counts' share of its words had put
+    # today, took and told next in the popup.
+    ranked = words(decider, "I will be able ", "")
+    assert ranked[0] == "to"
+    assert not {"today", "took", "told"} & set(ranked)
+
+
 def test_refining_twice_adds_only_new_first_tokens(default_engine: Any) -> None:
     decider = default_engine.decider()
     context = "The meeting is on "

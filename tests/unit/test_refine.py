@@ -48,3 +48,20 @@ def test_the_split_follows_the_second_token_and_keeps_the_first_tokens_total() -
     assert out[2] > out[3] and out[2] > out[1]
     # A word of one token takes the mass of what ends a word (",", " ").
     assert np.isclose(out[1] / out[2], 0.1 / 0.8, rtol=1e-3)
+
+
+def test_follow_splits_each_first_token_as_the_trigram_ranks_its_words() -> None:
+    g = groups()
+    neural = np.array([0.4, 0.3, 0.18, 0.12])  # the counts' share: lo > london > los
+    trigram = np.array([0.5, 0.01, 0.04, 0.2])  # after "in Los ...": los, then london
+    out = g.follow(neural, trigram)
+    assert out[0] == neural[0]  # " go" begins one word: nothing to split
+    assert np.isclose(out[1:].sum(), neural[1:].sum())  # " lo" keeps its total
+    np.testing.assert_allclose(out[1:] / out[1:].sum(), trigram[1:] / trigram[1:].sum())
+
+
+def test_a_first_token_whose_words_the_trigram_lacks_keeps_the_counts_share() -> None:
+    g = groups()
+    neural = np.array([0.4, 0.3, 0.18, 0.12])
+    out = g.follow(neural, np.array([1.0, 0.0, 0.0, 0.0]))
+    np.testing.assert_array_equal(out, neural)

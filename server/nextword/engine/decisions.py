@@ -328,7 +328,12 @@ class BoundaryDecider:
             # space (emails put two after a full stop). Such words (numbers, mostly)
             # come from the trigram and the document instead.
             neural[first == vocabulary.space_token] = 0.0
-        if branches is not None and (groups := vocabulary.token_groups(lead)) is not None:
+        groups = vocabulary.token_groups(lead)
+        if groups is not None and counted is not None:
+            # Each first token's words split as the trigram ranks them, not by the
+            # training counts' share, which is blind to the context (refine.py).
+            neural = groups.follow(neural, counted.dense)
+        if branches is not None and groups is not None:
             neural = groups.split(neural, *branches)
         word_mass = float(neural.sum())
         neural = neural / word_mass

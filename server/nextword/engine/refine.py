@@ -1,12 +1,17 @@
 """Sharper word probabilities from the model's second token, worked out between keys.
 
-A boundary decision ranks a word by P(first token | context) * P(word | first token),
-the second factor a share fixed by the training counts (lexicon.py). Most words are
-two or three tokens long, and that share is blind to the context: " dis" stands for
-discuss, display, distance and a thousand more alike, whatever came before. Refining
-asks the model for the token after each of the likeliest first tokens that begin
-several words, in one batched forward over copies of the KV cache (scorer.py), and
-splits each such token's mass among its words by
+A boundary decision ranks a word by P(first token | context) * P(word | first token).
+Most words are two or three tokens long: " dis" stands for discuss, display, distance
+and a thousand more. The lexicon's share for the second factor (lexicon.py), fixed by
+the training counts, is blind to the context; the decision splits each first token's
+mass as the word trigram ranks its words instead (`TokenGroups.follow`), which sees
+the last two words. After "be able" the model is sure of " to", and the counts'
+share gave today, took and told the popup's next places; the trigram gives "to"
+nearly all of it.
+
+Refining asks the model for the token after each of the likeliest first tokens that
+begin several words, in one batched forward over copies of the KV cache (scorer.py),
+and splits each such token's mass among its words by
 
     P(second token | context, first token) * P(word | its first two tokens)
 
@@ -49,6 +54,11 @@ class TokenGroups:
     bounds: np.ndarray  # (V + 1,): token t's words are order[bounds[t]:bounds[t + 1]]
     listed: np.ndarray  # (V,) the share of token t's words the lexicon lists; 0 unless 2+
     enders: np.ndarray  # the tokens that do not go on a word (a space, punctuation, ...)
+    # The words of the tokens that begin two words or more, by first token, and where
+    # each token's run of them starts and how long it is.
+    grouped: np.ndarray
+    runs: np.ndarray
+    sizes: np.ndarray
 
     @classmethod
     def build(
@@ -66,7 +76,13 @@ class TokenGroups:
         listed = np.bincount(first, weights=cond, minlength=v)
         listed[sizes < 2] = 0.0
         goes_on = np.array([bool(t) and (t[0].isalnum() or t[0] in "_'") for t in token_texts])
-        return cls(first, second, pair, order, bounds, listed, np.flatnonzero(~goes_on))
+        several = sizes >= 2
+        grouped = order[np.repeat(several, sizes)]
+        runs = np.concatenate(([0], np.cumsum(sizes[several])[:-1]))
+        return cls(
+            *(first, second, pair, order, bounds, listed, np.flatnonzero(~goes_on)),
+            *(grouped, runs, sizes[several]),
+        )
 
     def pick(
         self, logprobs: np.ndarray, n: int = REFINED_TOKENS, among: np.ndarray | None = None
@@ -81,6 +97,21 @@ class TokenGroups:
             return []
         top = np.argpartition(-mass, n - 1)[:n]
         return [int(t) for t in top[np.argsort(-mass[top])]]
+
+    def follow(self, neural: np.ndarray, words: np.ndarray) -> np.ndarray:
+        """`neural` with each first token's mass split among its words as `words` (a
+        distribution over the lexicon that sees the context: the word trigram's) ranks
+        them, in place of the training counts' share; a token none of whose words
+        `words` has keeps that share."""
+        mine, theirs = neural[self.grouped], words[self.grouped]
+        mass = np.add.reduceat(mine, self.runs)
+        seen = np.add.reduceat(theirs, self.runs)
+        scale = np.divide(mass, seen, out=np.zeros_like(mass), where=seen > 0)
+        out = neural.copy()
+        out[self.grouped] = np.where(
+            np.repeat(seen > 0, self.sizes), np.repeat(scale, self.sizes) * theirs, mine
+        )
+        return out
 
     def split(self, neural: np.ndarray, tokens: list[int], logprobs: np.ndarray) -> np.ndarray:
         """`neural` with the mass of each of `tokens` split among its words by the model's
