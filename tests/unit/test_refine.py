@@ -54,10 +54,13 @@ def test_follow_splits_each_first_token_as_the_trigram_ranks_its_words() -> None
     g = groups()
     neural = np.array([0.4, 0.3, 0.18, 0.12])  # the counts' share: lo > london > los
     trigram = np.array([0.5, 0.01, 0.04, 0.2])  # after "in Los ...": los, then london
-    out = g.follow(neural, trigram)
+    out = g.follow(neural, trigram, share=1.0)
     assert out[0] == neural[0]  # " go" begins one word: nothing to split
     assert np.isclose(out[1:].sum(), neural[1:].sum())  # " lo" keeps its total
     np.testing.assert_allclose(out[1:] / out[1:].sum(), trigram[1:] / trigram[1:].sum())
+    # At a share below 1, the rest of the mass goes as the counts' share does.
+    half = g.follow(neural, trigram, share=0.5)
+    np.testing.assert_allclose(half, (out + neural) / 2, rtol=1e-6)
 
 
 def test_a_first_token_whose_words_the_trigram_lacks_keeps_the_counts_share() -> None:
