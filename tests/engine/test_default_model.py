@@ -117,6 +117,14 @@ def test_everyday_phrases_get_everyday_words(default_engine):
     assert "kernel" not in words, words
 
 
+def test_one_chat_does_not_lead_a_context_it_alone_wrote(default_engine):
+    """The chats' trigram has "yesterday my" once, followed by conductor: with the
+    chats' strength (genres.SPARSE_STRENGTH) that one chat no longer leads."""
+    context = "Sorry I missed the meeting yesterday, my "
+    words = [c.text for c in default_engine.decider().decide(context, "", 3)]
+    assert "conductor" not in words, words
+
+
 def test_a_sentence_start_is_not_a_number_after_two_spaces(default_engine):
     """Emails put two spaces after a full stop; the model's P(" ") is not a number's."""
     words = [c.text for c in default_engine.decider().decide("It was late. ", "", 3)]

@@ -43,6 +43,34 @@ def test_a_context_seen_gives_its_continuations_their_discounted_share() -> None
         assert ngram.distribution((u, v))[c] == pytest.approx(ngram.prob((u, v), c), rel=1e-4)
 
 
+def test_a_context_seen_once_lends_the_lower_order_its_strength() -> None:
+    text = "a b c a b c a b a how are you the law shall"
+    a, b, c, are = INDEX["a"], INDEX["b"], INDEX["c"], INDEX["are"]
+    how, you = INDEX["how"], INDEX["you"]
+    plain = tables_of(text)
+    ids = np.array([len(WORDS) + 1] + [INDEX[w] for w in text.split()], dtype=np.int64)
+    strong = NGram(
+        ngram_tables(ids, len(WORDS), min_count=1),
+        np.full(len(WORDS), 0.1, dtype=np.float32),
+        strength=2.0,
+    )
+    # "how are" was seen once, followed by you: a quarter of the mass without the
+    # strength, (1 - D) / (1 + 2) with it, and the rest to the bigram's P(you | are)
+    # ("are" too was seen once: its bigram lends its unigram the same way).
+    start = len(WORDS) + 1
+    lower = plain.prob((start, are), you)
+    assert lower == pytest.approx(1 - DISCOUNT + DISCOUNT * 0.1, rel=1e-5)
+    assert plain.prob((how, are), you) == pytest.approx(1 - DISCOUNT + DISCOUNT * lower, rel=1e-5)
+    lower = strong.prob((start, are), you)
+    assert lower == pytest.approx((1 - DISCOUNT + (DISCOUNT + 2) * 0.1) / 3, rel=1e-5)
+    assert strong.prob((how, are), you) == pytest.approx(
+        (1 - DISCOUNT + (DISCOUNT + 2) * lower) / 3, rel=1e-5
+    )
+    assert strong.distribution((how, are)).sum() == pytest.approx(1.0, abs=1e-5)
+    # A context seen three times keeps its counts as they are.
+    assert strong.prob((a, b), c) == pytest.approx(plain.prob((a, b), c), rel=1e-6)
+
+
 def test_pruning_keeps_the_contexts_of_kept_ngrams_whole() -> None:
     ngram = tables_of("a b c a b c a b a", min_count=2)
     # "a b a" was seen once and is pruned; "a b c" twice and kept.

@@ -92,24 +92,40 @@ def history_ids(
 
 
 class NGram:
-    """Dense next-word distributions over the lexicon from the stored tables."""
+    """Dense next-word distributions over the lexicon from the stored tables.
+
+    `strength` (θ) is added to the total of a context seen once, its share going to
+    the lower order, as the hierarchical Pitman-Yor model's strength parameter does
+    (Teh 2006): P(w | h) = (max(c(hw) - D, 0) + (D n(h) + θ) P(w | h')) / (c(h) + θ).
+    Without it the one word seen after such a context takes a quarter of the mass.
+    """
 
     def __init__(
-        self, arrays: dict[str, np.ndarray], unigram: np.ndarray, fold: np.ndarray | None = None
+        self,
+        arrays: dict[str, np.ndarray],
+        unigram: np.ndarray,
+        fold: np.ndarray | None = None,
+        strength: float = 0.0,
     ):
         self._a = arrays
         self._unigram = unigram.astype(np.float32)
         self._base = len(unigram) + 2
         self.fold = fold  # how histories read a sentence's first word (`fold_starts`)
+        self._strength = strength
+
+    def _theta(self, total: float) -> float:
+        """What a context seen `total` times adds to its total (see the class)."""
+        return self._strength if total <= 1 else 0.0
 
     def _apply(self, name: str, key: int, lower: np.ndarray) -> np.ndarray:
         row = find(self._a[f"{name}_keys"], key)
         if row is None:
             return lower
         lo, hi = self._a[f"{name}_ptr"][row], self._a[f"{name}_ptr"][row + 1]
-        total = self._a[f"{name}_total"][row]
+        theta = self._theta(self._a[f"{name}_total"][row])
+        total = self._a[f"{name}_total"][row] + theta
         # In float32, as `lower` is: the continuation count may be read as an integer.
-        out = lower * np.float32(DISCOUNT * self._a[f"{name}_types"][row] / total)
+        out = lower * np.float32((DISCOUNT * self._a[f"{name}_types"][row] + theta) / total)
         out[self._a[f"{name}_next"][lo:hi]] += (self._a[f"{name}_count"][lo:hi] - DISCOUNT) / total
         return out
 
@@ -119,8 +135,9 @@ class NGram:
         if row is None:
             return lower
         lo, hi = self._a[f"{name}_ptr"][row], self._a[f"{name}_ptr"][row + 1]
-        total = float(self._a[f"{name}_total"][row])
-        p = lower * DISCOUNT * float(self._a[f"{name}_types"][row]) / total
+        theta = self._theta(float(self._a[f"{name}_total"][row]))
+        total = float(self._a[f"{name}_total"][row]) + theta
+        p = lower * (DISCOUNT * float(self._a[f"{name}_types"][row]) + theta) / total
         at = find(self._a[f"{name}_next"][lo:hi], w)
         if at is not None:
             p += (float(self._a[f"{name}_count"][lo + at]) - DISCOUNT) / total
