@@ -122,8 +122,9 @@ class NGram:
         if row is None:
             return lower
         lo, hi = self._a[f"{name}_ptr"][row], self._a[f"{name}_ptr"][row + 1]
-        theta = self._theta(self._a[f"{name}_total"][row])
-        total = self._a[f"{name}_total"][row] + theta
+        seen = self._a[f"{name}_total"][row]
+        theta = self._theta(seen)
+        total = seen + theta
         # In float32, as `lower` is: the continuation count may be read as an integer.
         out = lower * np.float32((DISCOUNT * self._a[f"{name}_types"][row] + theta) / total)
         out[self._a[f"{name}_next"][lo:hi]] += (self._a[f"{name}_count"][lo:hi] - DISCOUNT) / total
@@ -135,8 +136,9 @@ class NGram:
         if row is None:
             return lower
         lo, hi = self._a[f"{name}_ptr"][row], self._a[f"{name}_ptr"][row + 1]
-        theta = self._theta(float(self._a[f"{name}_total"][row]))
-        total = float(self._a[f"{name}_total"][row]) + theta
+        seen = float(self._a[f"{name}_total"][row])
+        theta = self._theta(seen)
+        total = seen + theta
         p = lower * (DISCOUNT * float(self._a[f"{name}_types"][row]) + theta) / total
         at = find(self._a[f"{name}_next"][lo:hi], w)
         if at is not None:
