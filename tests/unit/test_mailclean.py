@@ -6,7 +6,12 @@ The messages are written for these tests, one per thing the cleaner must take ou
 from __future__ import annotations
 
 from nextword.data.corpus import SOTU_LAST_YEAR, sotu_year
-from nextword.data.mailclean import clean_body, clean_message
+from nextword.data.mailclean import (
+    BOILERPLATE_MESSAGES,
+    clean_body,
+    clean_message,
+    drop_boilerplate,
+)
 
 HEADERS = """From jane@example.org  Thu Aug 22 14:23:39 2002
 Return-Path: <jane@example.org>
@@ -134,6 +139,52 @@ def test_prose_about_mailing_lists_stays() -> None:
 def test_messages_with_almost_nothing_of_their_own_are_dropped() -> None:
     raw = HEADERS + "\n> All of this is quoted.\n> Every line.\n\nAgreed.\n"
     assert clean_message(raw) == ""
+
+
+NEWSLETTER_FOOTER = (
+    "You have received this message because you subscribed to it\n"
+    "or change your preferences, please go to your user page.\n"
+)
+
+
+def test_lines_many_messages_share_are_the_lists_and_go() -> None:
+    # Every issue of a newsletter ends with the same footer: it goes wherever it
+    # recurs, and the closing stays (the name after it goes: below).
+    issues = [
+        f"Issue {n}: the picnic moved to the park by the lake.\n\n{NEWSLETTER_FOOTER}\nCheers,\nAnn"
+        for n in range(BOILERPLATE_MESSAGES)
+    ]
+    kept = drop_boilerplate(issues)
+    assert kept[0] == "Issue 0: the picnic moved to the park by the lake.\n\nCheers,"
+    assert not any("preferences" in text for text in kept)
+    # One message fewer and the footer is one author's lines, kept.
+    assert all("preferences" in text for text in drop_boilerplate(issues[1:]))
+
+
+def test_the_name_a_message_is_signed_with_goes() -> None:
+    # After a closing, or as the line a regular ends every message with: a name the
+    # popup would offer after "Cheers," to every user.
+    closing = "The build is fixed now, see the log for the details.\n\nCheers,\nRAH"
+    regular = [
+        f"I reverted change {n} to the spec file\nMatthias" for n in range(BOILERPLATE_MESSAGES)
+    ]
+    assert drop_boilerplate([closing, *regular])[:2] == [
+        "The build is fixed now, see the log for the details.\n\nCheers,",
+        "I reverted change 0 to the spec file",
+    ]
+    # A last line that ends as a sentence, a question or a closing is the author's.
+    for text in ("Can we meet at noon?\nSee you there!", "Agreed, see you at noon.\nBest,"):
+        assert drop_boilerplate([text]) == [text]
+    # One message fewer and "Matthias" is just a line.
+    assert drop_boilerplate(regular[1:])[0] == regular[1]
+
+
+def test_a_message_left_with_only_boilerplate_is_dropped() -> None:
+    texts = [NEWSLETTER_FOOTER + "Thanks!"] * BOILERPLATE_MESSAGES
+    texts.append("The minutes of Tuesday's meeting are attached.\n" + NEWSLETTER_FOOTER)
+    assert drop_boilerplate(texts) == [""] * BOILERPLATE_MESSAGES + [
+        "The minutes of Tuesday's meeting are attached."
+    ]
 
 
 def test_reserved_state_of_the_union_years_are_never_read() -> None:

@@ -30,7 +30,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from nextword.data.fetch import fetch_deb, fetch_npm, fetch_pypi, run_client
-from nextword.data.mailclean import clean_message
+from nextword.data.mailclean import clean_message, drop_boilerplate
 from nextword.engine.words import display_width, is_wide
 
 DOC_SEPARATOR = "\n\f\n"
@@ -667,10 +667,15 @@ def read_emails(path: Path) -> Iterator[Document]:
     def keep(name: str) -> bool:
         return name.startswith(EMAIL_GROUP) and name.endswith(".json")
 
-    for name, data in tar_members(path, keep):
-        text = clean_message(json.loads(data)["text"])
+    cleaned = [
+        (Path(name).stem, clean_message(json.loads(data)["text"]))
+        for name, data in tar_members(path, keep)
+    ]
+    # Boilerplate is what recurs across messages, so it is found over the whole group.
+    texts = drop_boilerplate([text for _, text in cleaned])
+    for (doc_id, _), text in zip(cleaned, texts, strict=True):
         if text:
-            yield Path(name).stem, text
+            yield doc_id, text
 
 
 # The addresses of 2013 and later are reserved; "data/1790_george_washington_n.txt".

@@ -14,6 +14,7 @@ from __future__ import annotations
 import email
 import email.message
 import re
+from collections import Counter
 
 # A reply quotes with ">" (sometimes "> >", or with the author's initials, "JD> ", or
 # with their name, as Emacs' supercite does: "Guido> ", "DanQ> ").
@@ -50,6 +51,21 @@ _FOOTER_LINE = re.compile(
 _SPONSOR_LINE = re.compile(r"^\s*\(This list is sponsored by.*\)\s*$", re.IGNORECASE)
 FOOTER_WINDOW = 20  # lines from the end in which a footer is looked for
 MIN_WORDS = 5
+# A line found in this many messages or more is the list's, not an author's: a
+# newsletter's footer ("or change your preferences, please go to your user page.", in
+# 50 of easy-ham-1's messages, made "preferences" and "user" the emails' likeliest words
+# after "for your"), an ad, a header the archive left ("Date: Not supplied", 201).
+# Shorter lines recur as people write them ("Cheers,", "Hi all,") and are kept: of the
+# lines of 10 characters or more in 5 messages or more none is an author's own (in 3 or
+# 4 messages, forwarded paragraphs are).
+BOILERPLATE_MESSAGES = 5
+BOILERPLATE_CHARS = 10
+# The name a message is signed with: its last line, of this many words at most, after
+# a closing ("Cheers,") or ending that many messages (a regular's "Matthias", 56 of
+# them). Kept, the list's regulars were the popup's words after "Best," or "Cheers,".
+SIGNATURE_WORDS = 3
+_CLOSING = re.compile(r"^\S+(?: \S+){0,3},$")
+_NOT_A_NAME = re.compile(r"[,!?:]$")
 
 
 def plain_body(raw: str) -> str:
@@ -164,6 +180,42 @@ def clean_body(body: str) -> str:
     lines = cut_footer(lines)
     text = "\n".join(line.rstrip() for line in lines)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def drop_boilerplate(
+    texts: list[str], *, messages: int = BOILERPLATE_MESSAGES, chars: int = BOILERPLATE_CHARS
+) -> list[str]:
+    """`texts` without what recurs across them: the lines of `chars` characters or more
+    (spaces around them aside) that `messages` of them or more contain, and the name each
+    is signed with (`SIGNATURE_WORDS`). A text left with fewer than MIN_WORDS words
+    becomes ''."""
+    seen: Counter[str] = Counter()
+    last: Counter[str] = Counter()
+    for text in texts:
+        lines = {line.strip() for line in text.split("\n")}
+        seen.update(line for line in lines if len(line) >= chars)
+        last[text.rsplit("\n", 1)[-1].strip()] += 1
+    common = {line for line, count in seen.items() if count >= messages}
+    out = []
+    for text in texts:
+        lines = [line for line in text.split("\n") if line.strip() not in common]
+        while lines and not lines[-1].strip():
+            lines.pop()
+        if lines and _signed(lines, last, messages):
+            lines.pop()
+        kept = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+        out.append(kept if len(kept.split()) >= MIN_WORDS else "")
+    return out
+
+
+def _signed(lines: list[str], last: Counter[str], messages: int) -> bool:
+    """Whether the last of `lines` is a name signed with (`SIGNATURE_WORDS`); `last`: how
+    many messages end with each line."""
+    name = lines[-1].strip()
+    if not name or len(name.split()) > SIGNATURE_WORDS or _NOT_A_NAME.search(name):
+        return False
+    after_closing = len(lines) > 1 and _CLOSING.match(lines[-2].strip()) is not None
+    return after_closing or last[name] >= messages
 
 
 def clean_message(raw: str) -> str:
