@@ -192,8 +192,8 @@ def drop_boilerplate(
     seen: Counter[str] = Counter()
     last: Counter[str] = Counter()
     for text in texts:
-        lines = {line.strip() for line in text.split("\n")}
-        seen.update(line for line in lines if len(line) >= chars)
+        distinct = {line.strip() for line in text.split("\n")}
+        seen.update(line for line in distinct if len(line) >= chars)
         last[text.rsplit("\n", 1)[-1].strip()] += 1
     common = {line for line, count in seen.items() if count >= messages}
     out = []
