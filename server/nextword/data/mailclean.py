@@ -190,17 +190,19 @@ def drop_boilerplate(
     is signed with (`SIGNATURE_WORDS`). A text left with fewer than MIN_WORDS words
     becomes ''."""
     seen: Counter[str] = Counter()
-    last: Counter[str] = Counter()
     for text in texts:
         distinct = {line.strip() for line in text.split("\n")}
         seen.update(line for line in distinct if len(line) >= chars)
-        last[text.rsplit("\n", 1)[-1].strip()] += 1
     common = {line for line, count in seen.items() if count >= messages}
-    out = []
+    bodies = []
     for text in texts:
         lines = [line for line in text.split("\n") if line.strip() not in common]
         while lines and not lines[-1].strip():
             lines.pop()
+        bodies.append(lines)
+    last = Counter(lines[-1].strip() for lines in bodies if lines)
+    out = []
+    for lines in bodies:
         if lines and _signed(lines, last, messages):
             lines.pop()
         kept = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
