@@ -75,6 +75,41 @@ def refusal(*args: str) -> str:
     return lines[0]
 
 
+def test_eval_scores_everyday_openings_beside_the_baselines(tmp_path: Path):
+    """Each opening typed into a new document with the bundled model: a hit when its top
+    five hold an accepted word; the misses are listed with what was offered."""
+    openings = tmp_path / "openings.tsv"
+    openings.write_text(
+        "See you\tlater soon tomorrow then there again\n"
+        "Qzxv wubble\tflorp\n"
+        "\n"
+        "I hope you have a great\tDAY weekend time week\n",
+        encoding="utf-8",
+    )
+    result = nextword(
+        "eval", "--openings", str(openings), "--baseline", "unigram,presage",
+        "--train", str(FIXTURES / "corpus-tiny" / "train" / "tiny.txt"), "--json",
+    )  # fmt: skip
+    out = json.loads(result.stdout.strip().splitlines()[-1])["openings"]
+    assert set(out) == {"nextword", "unigram", "presage"}
+    ours = out["nextword"]
+    assert (ours["openings"], ours["hits"], ours["k"]) == (3, 2, 5)  # accepted in any case
+    assert ours["accepted"] >= 2 and 0.4 < ours["mrr"] <= round(2 / 3, 4)
+    assert len(ours["misses"]) == 1 and ours["misses"][0].startswith("Qzxv wubble -> ")
+    assert all(out[name]["openings"] == 3 for name in ("unigram", "presage"))
+    table = nextword("eval", "--openings", str(openings)).stdout
+    assert re.search(r"^nextword +2/3 +0\.667 ", table, re.MULTILINE), table
+
+
+def test_eval_refuses_an_openings_file_it_cannot_read(tmp_path: Path):
+    bad = tmp_path / "openings.tsv"
+    bad.write_text("See you\tlater\nno tab here\n", encoding="utf-8")
+    assert f"{bad}:2: expected an opening, a tab and the accepted words" in refusal(
+        "--openings", str(bad)
+    )
+    assert "name held-out files to type, or --openings" in refusal()
+
+
 def test_eval_refuses_what_is_not_text(tmp_path: Path):
     assert "is not text (binary data)" in refusal("/bin/ls")
     assert "is a directory" in refusal(str(tmp_path))

@@ -69,6 +69,9 @@ def test_figures_regenerates_every_table_from_a_corpus(tmp_path: Path) -> None:
     for split in CHINESE_SPLITS.values():
         assert f"| {split} | 20 | **nextword** |" in block(text, "chinese-table")
     assert "symspell" in block(text, "corrections-table")
+    openings = block(text, "openings-table")  # the bundled 152, beside both baselines
+    assert re.search(r"^\| \*\*nextword\*\* \| \d+ / 152 \|", openings, re.M), openings
+    assert "| Presage | " in openings and "| unigram | " in openings
 
     headline = block(readme.read_text(), "headline-table")
     for split in [*GENRES.values(), *CHINESE_SPLITS.values()]:
@@ -76,6 +79,9 @@ def test_figures_regenerates_every_table_from_a_corpus(tmp_path: Path) -> None:
     bench = json.loads((out / "bench-10.json").read_text())
     assert f"peak RSS {bench['peak_rss_mb']:.0f} MB" in headline
     assert doctor["backend"] in headline
+    assert re.search(
+        r"On 152 everyday openings, .* for \d+ \(nextword\) and \d+ \(Presage\)", headline
+    )
     fixes = block(readme.read_text(), "corrections-headline")
     assert "correction@3 symspell" in fixes and "clean in-word answers" in fixes
     for split in TYPO_GENRES:

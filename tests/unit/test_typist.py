@@ -392,3 +392,12 @@ def test_corrected_answers_are_split_by_the_word_typed():
     assert tally.corrected_share() == {"inword_corrected": round(10 / 14, 5)}
     split = (tally + Tally()).corrected_share(lambda word: word != "Hoffstadler")
     assert split == {"inword_corrected": round(10 / 14, 5), "inword_corrected_known": 0.0}
+
+
+def test_the_bundled_openings_are_well_formed() -> None:
+    from nextword.evaluation.openings import BUNDLED, read_openings
+
+    openings = read_openings(BUNDLED)
+    assert len(openings) == 152
+    assert len({o.text for o in openings}) == len(openings)
+    assert all(o.accepted and o.accepted == {w.lower() for w in o.accepted} for o in openings)

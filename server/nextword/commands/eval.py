@@ -21,6 +21,8 @@ from nextword.data.textfiles import check_text_file
 from nextword.engine import REFINED_LETTERS
 from nextword.engine.corrections import CorrectionGate, compared_thresholds
 from nextword.errors import CommandError
+from nextword.evaluation.openings import BUNDLED as BUNDLED_OPENINGS
+from nextword.evaluation.openings import read_openings, score_openings
 from nextword.evaluation.phrases import (
     EXACT_N,
     PHRASE_WORDS,
@@ -36,7 +38,7 @@ MODES = {"off": ("off",), "on": ("on",), "both": ("off", "on")}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", type=Path, help="held-out text files")
+    parser.add_argument("files", nargs="*", type=Path, help="held-out text files")
     parser.add_argument("--k", default="1,3,5", help="k values to print (of 1,3,5)")
     parser.add_argument("--model", help="model directory (default: the bundled model)")
     parser.add_argument(
@@ -105,6 +107,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "word) instead of the model's fitted thresholds, at word starts and in words; a "
         "very low one (-100) shows every phrase of two words or more",
     )
+    parser.add_argument(
+        "--openings",
+        type=Path,
+        nargs="?",
+        const=BUNDLED_OPENINGS,
+        metavar="TSV",
+        help="everyday openings (docs/EVAL.md): for each, typed at the start of a new "
+        "document, whether the top 5 hold a word a judge accepts, for nextword and the "
+        "baselines (default file: the bundled 152, texts/openings-en.tsv)",
+    )
     parser.add_argument("--json", action="store_true", help="last line: one JSON object")
     parser.add_argument(
         "--plot",
@@ -119,8 +131,13 @@ def run(args: argparse.Namespace) -> int:
     from nextword.engine.loader import ModelError
     from nextword.engine.router import Router
 
+    if not args.files and args.openings is None:
+        raise CommandError("name held-out files to type, or --openings")
     for path in args.files:
         check_text_file(path)
+    openings = read_openings(args.openings) if args.openings is not None else None
+    if args.plot and not args.files:
+        raise CommandError("--plot draws the typed files' figures: name some")
     if args.plot:
         plot_library()  # before the run, not after it
     try:
@@ -183,6 +200,8 @@ def run(args: argparse.Namespace) -> int:
         # (the main one's without it). Each is looked up only if the files have text of its
         # kind, so English files need no Chinese corpus, and the reverse.
         kinds = _span_kinds(args.files, args.max_words, args.doc_words)
+        if openings is not None:
+            kinds.add("word")
         main_engine = engine.engines["en"]
         zh_engine = engine.engines.get("zh") or main_engine
         word_files, char_files = args.train or [], args.train or []
@@ -217,6 +236,10 @@ def run(args: argparse.Namespace) -> int:
             )
             for path in args.files
         ]
+    if openings is not None:
+        scores = {name: score_openings(make, openings) for name, make in predictors.items()}
+        by_engine = {name: score.as_dict() for name, score in scores.items()}
+        results.append({"openings_file": str(args.openings), "openings": by_engine})
     backend = blas.backend_label()
     for result in results:
         result["backend"] = backend
@@ -230,12 +253,16 @@ def run(args: argparse.Namespace) -> int:
             result["notes"] = notes
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
+    typed = [r for r in results if "openings" not in r]
     if args.plot:
-        _plot(results, args.plot)
+        _plot(typed, args.plot)
     if args.json:
         print(json.dumps(results[0] if len(results) == 1 else results))
     else:
-        _print_table(results, ks, backend)
+        if typed:
+            _print_table(typed, ks, backend)
+        if openings is not None:
+            _print_openings(results[-1], list(predictors))
     return 0
 
 
@@ -443,6 +470,19 @@ def _print_table(results: list[dict[str, Any]], ks: list[int], backend: str) -> 
             _print_typos(r["typos"], ks)
         if "phrases" in r:
             _print_phrases(r["phrases"], ks, backend)
+
+
+def _print_openings(result: dict[str, Any], engines: list[str]) -> None:
+    first = result["openings"][engines[0]]
+    print(
+        f"openings ({first['openings']} in {result['openings_file']}): "
+        f"an accepted word in the top {first['k']}"
+    )
+    print(f"{'engine':<12} {'hits':>9} {'rate':>7} {'accepted':>9} {'mrr':>7}")
+    for name in engines:
+        r = result["openings"][name]
+        hits = f"{r['hits']}/{r['openings']}"
+        print(f"{name:<12} {hits:>9} {r['hit_rate']:>7.3f} {r['accepted']:>9} {r['mrr']:>7.3f}")
 
 
 def _print_corrections(figures: dict[str, dict[str, Any]], ks: list[int]) -> None:

@@ -41,6 +41,7 @@ from nextword.evaluation.figures import (
     headline_table,
     latency_table,
     machine_line,
+    openings_table,
     quality_table,
     running_time,
     short_documents_table,
@@ -55,6 +56,7 @@ FIGURES_BLOCKS = {
         "quality-table",
         "latency-table",
         "short-documents-table",
+        "openings-table",
         "corrections-table",
         "corrections-clean-table",
         "corrections-gate-table",
@@ -306,7 +308,15 @@ def _english_evals(args: argparse.Namespace, out: Path, common: tuple[str, ...])
                                "--typo-seed", "1", "--corrections", "both",
                                "--model", str(args.model), *cm)),
     ]  # fmt: skip
-    steps = []
+    steps = [
+        Step(
+            "openings",
+            ("eval", "--openings", "--baseline", "unigram,presage", "--model", str(args.model),
+             *cm, *common),
+            out / "openings.json",
+            "openings",
+        )
+    ]  # fmt: skip
     for kind, paths, options in kinds:
         groups = [paths[i :: args.jobs] for i in range(min(args.jobs, len(paths)))]
         for i, group in enumerate(groups):
@@ -400,6 +410,7 @@ def _write(
         (args.model / "eval.json").write_text(json.dumps(quality, indent=1) + "\n")
         write_card(args.model, manifest)
         offered, clean = corrections_tables(_results(evals, "typos"))
+        openings = _load(out / "openings.json")
         bench = _load(out / "bench-10.json")
         blocks |= {
             "machine-en": [f"Measured on {today}: {machine}."],
@@ -408,6 +419,7 @@ def _write(
             "short-documents-table": short_documents_table(
                 _results(evals, "short"), _results(evals, "short-fixed")
             ),
+            "openings-table": openings_table(openings),
             "corrections-table": offered,
             "corrections-clean-table": clean,
             "corrections-gate-table": gate_table(_results(evals, "typos")),
@@ -418,7 +430,7 @@ def _write(
         if not chinese and (args.chinese_model / "eval.json").exists():
             # The Chinese model's published figures, from its last run.
             chinese = _load(args.chinese_model / "eval.json")
-        headline = headline_table(quality, chinese, bench, doctor, machine)
+        headline = headline_table(quality, chinese, bench, doctor, machine, openings)
         write_blocks(
             args.readme,
             {

@@ -79,6 +79,22 @@ def short_documents_table(shipped: list[Result], fixed: list[Result]) -> list[st
     return rows
 
 
+def openings_table(result: Result) -> list[str]:
+    """The everyday openings (`nextword eval --openings`): nextword, Presage, the unigram."""
+    rows = [
+        "| engine | openings with an accepted word in the top 5 | accepted words in all | MRR |",
+        "| --- | --- | --- | --- |",
+    ]
+    names = {"nextword": "**nextword**", "presage": "Presage", "unigram": "unigram"}
+    for key, name in names.items():
+        q = result["openings"].get(key)
+        if q is not None:
+            rows.append(
+                f"| {name} | {q['hits']} / {q['openings']} | {q['accepted']} | {q['mrr']:.3f} |"
+            )
+    return rows
+
+
 def corrections_tables(results: list[Result]) -> tuple[list[str], list[str]]:
     """Corrupted words offered back (nextword with corrections on and off, the spellers),
     and clean text with corrections off and on."""
@@ -220,10 +236,16 @@ def chinese_table(results: list[Result]) -> list[str]:
 
 
 def headline_table(
-    english: list[Result], chinese: list[Result], bench: Result, doctor: Result, machine: str
+    english: list[Result],
+    chinese: list[Result],
+    bench: Result,
+    doctor: Result,
+    machine: str,
+    openings: Result | None = None,
 ) -> list[str]:
     """The README's one table: nextword against Presage on every dev split, its decision
-    latency, and the server's memory, with the machine they were measured on."""
+    latency, and the server's memory, with the machine they were measured on; with
+    `openings` (`nextword eval --openings`), how the two did on the everyday openings."""
     rows = [
         "| dev split | KSR@3 nextword | KSR@3 Presage | top-3 nextword | top-3 Presage "
         "| decision p50 |",
@@ -237,10 +259,20 @@ def headline_table(
             f"| {theirs[1]} | {r['latency_ms']['boundary']['p50']:.1f} ms |"
         )
     load = doctor["model"]["load_and_warmup_s"]
+    everyday = ""
+    if openings is not None and "presage" in openings["openings"]:
+        ours, theirs = openings["openings"]["nextword"], openings["openings"]["presage"]
+        everyday = (
+            f"On {ours['openings']} everyday openings, each typed into a new document, the "
+            f"top five hold a word a judge would accept next for {ours['hits']} (nextword) "
+            f"and {theirs['hits']} (Presage) "
+            "([docs/FIGURES.md](docs/FIGURES.md#everyday-openings)). "
+        )
     return [
         *rows,
         "",
-        f"Server memory: peak RSS {bench['peak_rss_mb']:.0f} MB with both models loaded, "
+        everyday
+        + f"Server memory: peak RSS {bench['peak_rss_mb']:.0f} MB with both models loaded, "
         f"typing at 10 keys/s (`nextword bench`); model load and warm-up {load:.2f} s. "
         + ("Chinese top-3 counts continuations. " if chinese else "")
         + f"Measured on {machine}; every table: [docs/FIGURES.md](docs/FIGURES.md).",
