@@ -108,6 +108,9 @@ def test_eval_refuses_an_openings_file_it_cannot_read(tmp_path: Path):
         "--openings", str(bad)
     )
     assert "name held-out files to type, or --openings" in refusal()
+    assert f"cannot read openings from {tmp_path / 'none.tsv'}" in refusal(
+        "--openings", str(tmp_path / "none.tsv")
+    )
 
 
 def test_eval_refuses_what_is_not_text(tmp_path: Path):
