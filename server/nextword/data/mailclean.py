@@ -177,9 +177,18 @@ def clean_body(body: str) -> str:
     lines = drop_pgp(lines)
     lines = cut_signature(lines)
     lines = drop_quotes(lines)
-    lines = cut_footer(lines)
+    return joined(cut_footer(lines))
+
+
+def joined(lines: list[str]) -> str:
+    """`lines` as one text: trailing spaces, runs of blank lines and blank ends gone."""
     text = "\n".join(line.rstrip() for line in lines)
     return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def enough(text: str) -> str:
+    """`text`, or '' when too little of the author's text is left (MIN_WORDS)."""
+    return text if len(text.split()) >= MIN_WORDS else ""
 
 
 def drop_boilerplate(
@@ -205,8 +214,7 @@ def drop_boilerplate(
     for lines in bodies:
         if lines and _signed(lines, last, messages):
             lines.pop()
-        kept = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-        out.append(kept if len(kept.split()) >= MIN_WORDS else "")
+        out.append(enough(joined(lines)))
     return out
 
 
@@ -222,5 +230,4 @@ def _signed(lines: list[str], last: Counter[str], messages: int) -> bool:
 
 def clean_message(raw: str) -> str:
     """A raw message to its cleaned body; '' when too little of the author's text is left."""
-    text = clean_body(plain_body(raw))
-    return text if len(text.split()) >= MIN_WORDS else ""
+    return enough(clean_body(plain_body(raw)))
