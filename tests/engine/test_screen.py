@@ -61,6 +61,28 @@ def test_informal_spellings_are_offered_the_standard_way(default_engine: Engine)
         assert not words & {"im", "dont", "i", "thats", "cant", "didnt"}, (context, words)
 
 
+def test_words_the_chats_write_in_lower_case_are_offered_with_their_capitals(
+    default_engine: Engine,
+) -> None:
+    decider = default_engine.decider()
+    for context, typed, standard in [
+        ("Are you free on ", "sat", "Saturday"),
+        ("We met in ", "lon", "London"),
+        ("I bought a new ", "iph", "iPhone"),
+        ("Merry ", "chr", "Christmas"),
+        ("See you ", "mon", "Monday"),
+    ]:
+        # Whether or not corrections are on: no other spelling of the word is offered.
+        for correct in (True, False):
+            found = decider.decide(context, typed, 5, correct=correct)
+            words = [c.text for c in found]
+            assert standard in words and standard.lower() not in words, (typed, found)
+            # It replaces what was typed, as a correction does (lsp/items.py).
+            assert all(c.correction for c in found if c.text == standard), found
+    words = {c.text for c in decider.decide("I'll see you on ", "", 200)}
+    assert "Saturday" in words and "saturday" not in words, words
+
+
 def test_code_keeps_its_names(default_engine: Engine) -> None:
     # In code `i` is a loop variable, not the pronoun.
     context = "for i in range(n):\n    x["
@@ -68,3 +90,6 @@ def test_code_keeps_its_names(default_engine: Engine) -> None:
     assert "i" in [c.text for c in code.decide(context, "", 10)]
     prose = default_engine.decider()
     assert "i" not in [c.text for c in prose.decide(context, "", 10)]
+    # Nor are a name's capitals added there.
+    found = [c.text for c in code.decide("day = ", "sat", 5)]
+    assert "Saturday" not in found, found

@@ -45,18 +45,20 @@ async def checksum(client: LanguageClient, doc: ClientDoc) -> str:
 
 def check_items(doc: ClientDoc, offset: int, result: types.CompletionList) -> None:
     """Every item is a whole word that replaces the typed prefix: one that starts with
-    it, or a correction (test_corrections_server.py), which filters by the prefix."""
+    it, or a correction (test_corrections_server.py) or the prefix's word with its
+    capitals ("was": Washington), which filter by the prefix."""
     _, prefix = split_prefix(doc.text[:offset])
     assert result.is_incomplete
     for item in result.items:
         assert is_word(item.label), item.label
         assert item.label != prefix
         assert item.kind == types.CompletionItemKind.Text
-        if item.detail and item.detail.endswith("% (correction)"):
+        assert item.detail and item.detail.endswith(("%", "% (correction)"))
+        if item.detail.endswith("% (correction)") or not item.label.startswith(prefix):
             assert item.filter_text == prefix and prefix
+            assert item.label.lower().startswith(prefix) or item.detail.endswith("(correction)")
         else:
-            assert item.label.startswith(prefix) and item.filter_text == item.label
-            assert item.detail and item.detail.endswith("%")
+            assert item.filter_text == item.label
         accepted = apply(doc, item)
         assert accepted == doc.text[: offset - len(prefix)] + item.label + doc.text[offset:]
     ranks = [item.sort_text for item in result.items]

@@ -5,11 +5,13 @@ The contractions are PyPI `contractions==0.1.73`'s list (MIT): "don't", "I'm",
 sees the contraction at least VARIANT_RATIO times as often as the bare spelling:
 "dont" (5.4e-5 per word against 1.5e-3) and "im", "cant", "wont", "thats" are
 variants; "its", "well", "were", "lets" (0.22), "ill" (0.19) and "id" are words of
-their own. The pronoun "i" is written "I", in its contractions too.
+their own. The pronoun "i" is written "I", in its contractions too. Words written in
+lower case that have a standard spelling with capitals ("saturday" -> "Saturday") are
+variants too: data/casing.py finds them among the words of a model's lexicon.
 
-    python -m nextword.data.variants [--cache DIR] [--out FILE]
+    python -m nextword.data.variants [--cache DIR] [--model DIR] [--out FILE]
 
-writes models/variants.txt.
+writes models/variants.txt (the bundled English model's words by default).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import re
 import zipfile
 from pathlib import Path
 
+from nextword.data import casing
 from nextword.data.fetch import fetch_pypi
 from nextword.data.wordfreq import english_frequencies
 from nextword.engine.loader import MODELS_DIR
@@ -62,11 +65,19 @@ def variants(cache: Path) -> Variants:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m nextword.data.variants")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache/nextword/sources")
+    parser.add_argument("--model", type=Path, default=MODELS_DIR / "en")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
     table = variants(args.cache).table
+    cased = casing.case_variants_of(args.model, casing.dictionary(args.cache))
+    for word, standard in cased.items():
+        table.setdefault(word, standard)
+    table = dict(sorted(table.items()))
     args.out.write_text("".join(f"{v}\t{s}\n" for v, s in table.items()), encoding="utf-8")
-    print(f"{len(table)} variants from PyPI {CONTRACTIONS} ({LICENSE}) and wordfreq -> {args.out}")
+    print(
+        f"{len(table)} variants ({len(cased)} of them capitals) from PyPI {CONTRACTIONS} "
+        f"({LICENSE}), wordfreq, Debian {casing.PACKAGE} and {args.model} -> {args.out}"
+    )
     return 0
 
 

@@ -30,6 +30,9 @@ class Boundary:
     tokens: list[int]
     logprobs: np.ndarray  # the model's next-token log-probabilities
     word_mass: float = 1.0  # P(a lexicon word comes next at all), see Components
+    # Whether the variants' probability went to their standard spellings ("saturday" to
+    # "Saturday", variants.py): prose, not code.
+    standardised: bool = False
     # Per spelled prefix: the share of its mass the spelled words do not cover, so a
     # lone spelled word shows its real share, not 100%.
     unspelled: dict[str, float] = field(default_factory=dict)

@@ -22,8 +22,13 @@ class Candidate:
     text: str
     prob: float
     # True when the word does not start with the typed prefix but is what it probably
-    # misspells (corrections.py): accepting it replaces the prefix.
+    # misspells (corrections.py), or its standard spelling with capitals ("sat":
+    # Saturday, variants.py): accepting it replaces the prefix.
     correction: bool = False
+
+    def recased(self, prefix: str) -> bool:
+        """Whether the word only gives `prefix` its capitals (no misspelling fixed)."""
+        return self.correction and self.text.lower().startswith(prefix.lower())
 
 
 @dataclass

@@ -399,7 +399,14 @@ class BoundaryDecider:
             learned=self._learned(),
         )
         return Boundary(
-            context, mixed, extra, found.lead, found.tokens, found.logprobs, found.word_mass
+            context,
+            mixed,
+            extra,
+            found.lead,
+            found.tokens,
+            found.logprobs,
+            found.word_mass,
+            standardised=self.standard_spelling,
         )
 
     def _learned(self) -> Container[str]:

@@ -111,6 +111,15 @@ def _words(
                     corrections[word], ranks[word] = p, mine.ranks[word]
         if corrections:
             mass += error_mass
+    if boundary.standardised and prefix.islower():
+        # "sat": the chats' saturday is offered as Saturday (its probability went there,
+        # variants.py), replacing the prefix as a correction does, whether or not
+        # corrections are on: no other spelling of it is offered.
+        for variant, capitals, p in tables.capitals(prefix, boundary.dense, boundary.extra, n):
+            if variant != prefix and capitals not in found:
+                corrections[capitals] = max(corrections.get(capitals, 0.0), p)
+                ranks[capitals] = max(ranks.get(capitals, 0.0), p)
+                mass += p
     if correct is not None and (standard := tables.standard_spelling(prefix)) is not None:
         # "dont" typed in full: its standard spelling, at its own probability here.
         j = tables.lexicon.index.get(standard)

@@ -22,10 +22,10 @@ _ABBREVIATION = re.compile(r"\.[A-Za-z]")
 
 def _cased_like(standard: str, typed: str) -> str:
     """`standard` in the case the user typed `typed` in: "Dont" -> "Don't", "DONT" ->
-    "DON'T"; a standard word with capitals of its own ("I'm") keeps them."""
+    "DON'T"; a standard word with capitals of its own ("I'm", "iPhone") keeps them."""
     if typed.isupper() and len(typed) > 1:
         return standard.upper()
-    if typed[:1].isupper():
+    if typed[:1].isupper() and standard.islower():
         return standard[:1].upper() + standard[1:]
     return standard
 
@@ -50,9 +50,10 @@ class Variants:
     def standard(self, word: str) -> str | None:
         """The standard spelling of `word` in its case, or None when `word` is standard."""
         found = self.table.get(word.replace("’", "'").lower())
-        if found is None or found == word:
+        if found is None:
             return None
-        return _cased_like(found, word)
+        standard = _cased_like(found, word)
+        return None if standard == word else standard  # "SATURDAY" stands
 
     def standardise(self, text: str) -> str:
         """`text` with every variant spelled the standard way."""
@@ -78,6 +79,11 @@ class StandardSpelling:
         self._index = index
         variant_ids, standard_ids = [], []
         self._outside: dict[int, str] = {}
+        # The lower-case variants of words with capitals ("saturday" -> "Saturday"), in
+        # lexicon order: a lower-case prefix ("sat") finds its words' standard spellings
+        # through them (`capitals`), as those sort elsewhere.
+        self._lower_case: list[tuple[str, str]] = []
+        lower_case_ids, lower_case_targets = [], []
         for i, word in enumerate(words):
             standard = variants.standard(word)
             if standard is None:
@@ -88,8 +94,31 @@ class StandardSpelling:
             else:
                 variant_ids.append(i)
                 standard_ids.append(j)
+            if word.islower() and standard.lower() == word:
+                self._lower_case.append((word, standard))
+                lower_case_ids.append(i)
+                lower_case_targets.append(-1 if j is None else j)
         self._variant_ids = np.array(variant_ids, dtype=np.int64)
         self._standard_ids = np.array(standard_ids, dtype=np.int64)
+        self._lower_case_ids = np.array(lower_case_ids, dtype=np.int64)
+        self._lower_case_targets = np.array(lower_case_targets, dtype=np.int64)
+
+    def capitals(
+        self, lo: int, hi: int, dense: np.ndarray, extra: dict[str, float], n: int
+    ) -> list[tuple[str, str, float]]:
+        """(variant, standard spelling, its probability) for the `n` likeliest lower-case
+        variants at lexicon positions [lo, hi) that differ from their standard spelling
+        in capitals only, after `apply` moved the probability of `dense` and `extra`."""
+        a, b = np.searchsorted(self._lower_case_ids, [lo, hi])
+        if a == b:
+            return []
+        targets = self._lower_case_targets[a:b]
+        probs = np.where(targets >= 0, dense[np.maximum(targets, 0)], 0.0)
+        for k in np.flatnonzero(targets < 0):  # standard spellings beyond the lexicon
+            probs[k] = extra.get(self._lower_case[a + k][1], 0.0)
+        best = (np.argpartition(-probs, n)[:n] if b - a > n else np.arange(b - a)).tolist()
+        named = self._lower_case[a:b]
+        return [(*named[k], p) for k, p in zip(best, probs[best].tolist()) if p > 0]
 
     def apply(self, mixed: np.ndarray, extra: dict[str, float]) -> None:
         """Move, in place, each variant's probability to its standard spelling."""

@@ -83,6 +83,14 @@ class WordTables(ABC):
         """The standard spelling of a variant (`dont` -> `don't`); None for the others."""
         return None
 
+    def capitals(
+        self, prefix: str, dense: np.ndarray, extra: dict[str, float], n: int
+    ) -> list[tuple[str, str, float]]:
+        """(variant, standard spelling, probability) for the `n` likeliest lower-case
+        variants starting with `prefix` whose standard spelling has capitals ("sat":
+        saturday, Saturday), in a standardised distribution (`screen`)."""
+        return []
+
     def screen(
         self,
         mixed: np.ndarray,
@@ -311,6 +319,12 @@ class EnglishTables(WordTables):
 
     def standard_spelling(self, word: str) -> str | None:
         return self.variants.standard(word)
+
+    def capitals(
+        self, prefix: str, dense: np.ndarray, extra: dict[str, float], n: int
+    ) -> list[tuple[str, str, float]]:
+        lo, hi = self.lexicon.prefix_range(prefix)
+        return self._standard.capitals(lo, hi, dense, extra, n)
 
     def screen(
         self,

@@ -277,6 +277,13 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
             "words they may offer beyond the lexicon, `../spelling.txt`, are wordfreq's "
             "English list (PyPI wordfreq 3.1.1, data CC BY-SA 4.0), used as a unigram prior."
         )
+        lines.append(
+            "Standard spellings (not training): `../variants.txt` maps informal spellings to "
+            "standard ones: contractions from PyPI contractions 0.1.73 (MIT) checked against "
+            "wordfreq, and words the chats write in lower case to the capitals of Hunspell's "
+            "en_US dictionary (Debian `hunspell-en-us`, SCOWL, permissive) where this model's "
+            "edited training text writes them so (`python -m nextword.data.variants`)."
+        )
         general = (model_dir / "general" / "COPYRIGHT").exists()
         if general and mixture and mixture["weights"].get("general"):
             lines.append(
