@@ -88,6 +88,24 @@ async def test_ghost_text_never_offers_a_correction(client: LanguageClient) -> N
     assert all(isinstance(g.insert_text, str) and g.insert_text.startswith(TYPO) for g in ghost)
 
 
+async def test_a_lower_case_prefix_is_offered_the_word_with_its_capitals(
+    client: LanguageClient,
+) -> None:
+    # The chats write "saturday"; the popup offers Saturday, replacing "sat", and does
+    # not call it a correction. Ghost text, which only appends, offers no lesser word.
+    doc = await typed(client, "plans.txt", "Are you free on sat", "plaintext")
+    result = await complete(client, doc)
+    item = result.items[0]
+    assert item.label == "Saturday", result.items
+    assert "saturday" not in [i.label for i in result.items]
+    assert item.filter_text == "sat" and apply(doc, item) == "Are you free on Saturday"
+    assert item.detail is not None and not item.detail.endswith("(correction)")
+    assert not (await inline(client, doc)).items
+    # Typed with its capital, it is an ordinary completion, in ghost text too.
+    doc = await typed(client, "plans-capital.txt", "Are you free on Sat", "plaintext")
+    assert [g.insert_text for g in (await inline(client, doc)).items] == ["Saturday"]
+
+
 async def test_the_setting_off_offers_none(client: LanguageClient) -> None:
     configure(client, corrections="off")
     doc = await typed(client, "note.txt", CONTEXT + TYPO, "plaintext")

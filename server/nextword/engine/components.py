@@ -28,7 +28,7 @@ class Candidate:
 
     def recased(self, prefix: str) -> bool:
         """Whether the word only gives `prefix` its capitals (no misspelling fixed)."""
-        return self.correction and self.text.lower().startswith(prefix.lower())
+        return self.correction and bool(prefix) and self.text.lower().startswith(prefix.lower())
 
 
 @dataclass

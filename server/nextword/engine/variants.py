@@ -118,7 +118,7 @@ class StandardSpelling:
             probs[k] = extra.get(self._lower_case[a + k][1], 0.0)
         best = (np.argpartition(-probs, n)[:n] if b - a > n else np.arange(b - a)).tolist()
         named = self._lower_case[a:b]
-        return [(*named[k], p) for k, p in zip(best, probs[best].tolist()) if p > 0]
+        return [(*named[k], p) for k, p in zip(best, probs[best].tolist(), strict=True) if p > 0]
 
     def apply(self, mixed: np.ndarray, extra: dict[str, float]) -> None:
         """Move, in place, each variant's probability to its standard spelling."""

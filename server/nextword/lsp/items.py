@@ -55,15 +55,30 @@ def completion_list(
 
 
 def inline_list(
-    candidates: Sequence[Candidate], prefix_range: types.Range, *, phrase: str | None = None
+    candidates: Sequence[Candidate],
+    prefix_range: types.Range,
+    *,
+    prefix: str = "",
+    phrase: str | None = None,
 ) -> types.InlineCompletionList:
     """Ghost text: the phrase, or else the best word that extends the typed prefix; both
     replace the prefix, and the client shows what follows it.
 
-    Never a correction: ghost text can only append to what was typed.
+    Never a correction: ghost text can only append to what was typed. Nor a lesser word
+    where a likelier one is the prefix's word with capitals ("sat": Saturday, not
+    satellite): none then.
     """
-    text = phrase or next((c.text for c in candidates if not c.correction), None)
+    text = phrase or _ghost(candidates, prefix)
     if text is None:
         return types.InlineCompletionList(items=[])
     item = types.InlineCompletionItem(insert_text=text, range=prefix_range)
     return types.InlineCompletionList(items=[item])
+
+
+def _ghost(candidates: Sequence[Candidate], prefix: str) -> str | None:
+    for c in candidates:
+        if c.recased(prefix):
+            return None
+        if not c.correction:
+            return c.text
+    return None

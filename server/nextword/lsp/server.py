@@ -423,6 +423,7 @@ async def inline_completion(
     return items.inline_list(
         items.offered(answer.candidates, prefix),
         prefix_range(doc, position, prefix),
+        prefix=prefix,
         phrase=phrase,
     )
 
