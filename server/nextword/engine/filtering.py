@@ -113,8 +113,8 @@ def _words(
             mass += error_mass
     if boundary.standardised and prefix.islower():
         # "sat": the chats' saturday is offered as Saturday (its probability went there,
-        # variants.py), replacing the prefix as a correction does, whether or not
-        # corrections are on: no other spelling of it is offered.
+        # variants.py), replacing the prefix as a correction does, with `correct` or
+        # without: no other spelling of it is offered here.
         for variant, capitals, p in tables.capitals(prefix, boundary.dense, boundary.extra, n):
             if variant != prefix and capitals not in found:
                 corrections[capitals] = max(corrections.get(capitals, 0.0), p)
