@@ -149,7 +149,7 @@ def test_no_prefix_of_a_word_typed_right_gets_a_correction(default_engine: Any) 
         for j in range(1, len(word) + 1):
             found = decider.decide(context, word[:j], 5, correct=True)
             # A name's capitals ("was": Washington) fix no mistake.
-            shown += [(word[:j], c.text) for c in found if c.correction and not c.recased(word[:j])]
+            shown += [(word[:j], c.text) for c in found if c.corrects(word[:j])]
     assert not shown
 
 

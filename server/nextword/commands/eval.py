@@ -277,7 +277,7 @@ class _Predict:
 
     def __call__(self, context: str, prefix: str, k: int) -> list[str]:
         found = self.decider.decide(context, prefix, k, correct=self.correct)
-        self.corrected = any(c.correction and not c.recased(prefix) for c in found)
+        self.corrected = any(c.corrects(prefix) for c in found)
         return [c.text for c in found]
 
     def between_keys(self, context: str, prefix: str) -> None:

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if not candidates:
         print(f"(no candidates for prefix {prefix!r})")
     for rank, c in enumerate(candidates, 1):
-        note = "  (correction)" if c.correction and not c.recased(prefix) else ""
+        note = "  (correction)" if c.corrects(prefix) else ""
         print(f"{rank}. {pad(c.text, 24)} {percent(c.prob):>8}{note}")
     print(f"{ms:.2f} ms (model load and warm-up {engine.load_seconds:.2f} s)")
     return 0

@@ -30,6 +30,11 @@ class Candidate:
         """Whether the word only gives `prefix` its capitals (no misspelling fixed)."""
         return self.correction and bool(prefix) and self.text.lower().startswith(prefix.lower())
 
+    def corrects(self, prefix: str) -> bool:
+        """Whether the word fixes a misspelling of `prefix`: what a popup calls a
+        correction, and the evaluation counts as one."""
+        return self.correction and not self.recased(prefix)
+
 
 @dataclass
 class Component:

@@ -111,25 +111,26 @@ def _words(
                     corrections[word], ranks[word] = p, mine.ranks[word]
         if corrections:
             mass += error_mass
+    # Standard spellings, each replacing the prefix at its own probability here.
+    standards: list[tuple[str, float]] = []
     if boundary.standardised and prefix.islower():
         # "sat": the chats' saturday is offered as Saturday (its probability went there,
-        # variants.py), replacing the prefix as a correction does, with `correct` or
-        # without: no other spelling of it is offered here.
-        for variant, capitals, p in tables.capitals(prefix, boundary.dense, boundary.extra, n):
-            if variant != prefix and capitals not in found:
-                corrections[capitals] = max(corrections.get(capitals, 0.0), p)
-                ranks[capitals] = max(ranks.get(capitals, 0.0), p)
-                mass += p
+        # variants.py), with `correct` or without: no other spelling of it is offered.
+        capitals = tables.capitals(prefix, boundary.dense, boundary.extra, n)
+        standards += [(word, p) for variant, word, p in capitals if variant != prefix]
     if correct is not None and (standard := tables.standard_spelling(prefix)) is not None:
-        # "dont" typed in full: its standard spelling, at its own probability here.
+        # "dont" typed in full: its standard spelling.
         j = tables.lexicon.index.get(standard)
         p = float(boundary.dense[j]) if j is not None else boundary.extra.get(standard, 0.0)
         # Offered where the gate finds the variant a likely reading of what was typed,
         # as it does a mistake: "dont" starts almost nothing, but mid-sentence "i" is
         # on its way to in, is, it more often than it is the pronoun in lower case.
-        if p > 0 and standard not in found and correct.opens(known - typed_word, p):
-            corrections[standard] = max(corrections.get(standard, 0.0), p)
-            ranks[standard] = max(ranks.get(standard, 0.0), p)
+        if p > 0 and correct.opens(known - typed_word, p):
+            standards.append((standard, p))
+    for word, p in standards:
+        if word not in found:
+            corrections[word] = max(corrections.get(word, 0.0), p)
+            ranks[word] = max(ranks.get(word, 0.0), p)
             mass += p
     mass = mass or 1.0
     merged = [(word, p, p, False) for word, p in found.items()]

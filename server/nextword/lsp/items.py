@@ -36,9 +36,7 @@ def completion_list(
         types.CompletionItem(
             label=c.text,
             kind=types.CompletionItemKind.Text,
-            detail=f"{c.prob:.1%} (correction)"
-            if c.correction and not c.recased(prefix)
-            else f"{c.prob:.1%}",
+            detail=f"{c.prob:.1%} (correction)" if c.corrects(prefix) else f"{c.prob:.1%}",
             # "~" sorts after letters and digits: where a client merges our words with a
             # language server's items of equal match, the language server's come first.
             sort_text=f"~{rank:03d}",
