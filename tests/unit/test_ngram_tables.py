@@ -14,6 +14,7 @@ from nextword.engine.ngram import DISCOUNT, SHORT_LINE, NGram, events, history_i
 from nextword.training.tables import (
     build_genre_ngrams,
     build_ngrams,
+    continuation_counts,
     ngram_ids,
     ngram_tables,
 )
@@ -71,6 +72,34 @@ def test_a_context_seen_once_lends_the_lower_order_its_strength() -> None:
     assert strong.prob((a, b), c) == pytest.approx(plain.prob((a, b), c), rel=1e-6)
 
 
+def test_lower_orders_count_the_words_before_an_ngram_not_its_occurrences() -> None:
+    """Kneser-Ney: "how" was seen five times, always after "hello"; "the" four times,
+    after four different words. Where the history says nothing, "the" is likelier."""
+    text = "hello how " * 5 + "a the b the c the you the"
+    ids = np.array([len(WORDS) + 1] + [INDEX[w] for w in text.split()], dtype=np.int64)
+    raw = ngram_tables(ids, len(WORDS), min_count=1)
+    kn = ngram_tables(ids, len(WORDS), min_count=1, continuation=True)
+    assert "uni_continuation" not in raw
+    assert kn["uni_continuation"][INDEX["the"]] == 4
+    assert kn["uni_continuation"][INDEX["how"]] == 1
+    # The bigram "hello how" was seen five times, after two different words (the
+    # start symbol and "how"); the trigram, the highest order, keeps its counts.
+    row = find(kn["bi_keys"], INDEX["hello"])
+    assert row is not None and kn["bi_count"][kn["bi_ptr"][row]] == 2
+    row = find(raw["bi_keys"], INDEX["hello"])
+    assert row is not None and raw["bi_count"][raw["bi_ptr"][row]] == 5
+    np.testing.assert_array_equal(kn["tri_count"], raw["tri_count"])
+    # A 4-gram's lower order is the trigram, three words read as two.
+    base = len(WORDS) + 2
+    ctx, nxt, counts = continuation_counts(
+        np.array([1 * base**2 + 2 * base + 3, 4 * base**2 + 2 * base + 3]),
+        np.array([5, 5]),
+        3,
+        base,
+    )
+    assert ctx.tolist() == [2 * base + 3] and nxt.tolist() == [5] and counts.tolist() == [2]
+
+
 def test_pruning_keeps_the_contexts_of_kept_ngrams_whole() -> None:
     ngram = tables_of("a b c a b c a b a", min_count=2)
     # "a b a" was seen once and is pruned; "a b c" twice and kept.
@@ -82,9 +111,10 @@ def test_pruning_keeps_the_contexts_of_kept_ngrams_whole() -> None:
 def test_an_everyday_genre_reads_three_words_back(tmp_path: Path) -> None:
     # "the late" is followed by "war" more often, but after "for the late" it was
     # always "reply": the chat's 4-gram knows, a trigram cannot.
-    words = ["sorry", "for", "in", "the", "late", "war", "reply"]
+    words = ["sorry", "for", "in", "after", "during", "the", "late", "war", "reply"]
     index = {w: i for i, w in enumerate(words)}
-    text = "in the late war . " * 6 + "sorry for the late reply . " * 3
+    text = "in the late war . after the late war . during the late war . " * 2
+    text += "sorry for the late reply . " * 3
     chat = write(tmp_path, "chat", text)
     arrays = build_genre_ngrams([chat], index, ["chat"], [1.0])
     assert "g0_quad_keys" in arrays
@@ -115,8 +145,8 @@ def test_each_genre_has_its_trigram_and_the_document_finds_its_own(tmp_path: Pat
     assert list(arrays["genre_names"]) == ["chat", "speech"]
     model = GenreNGram.from_arrays(arrays, len(WORDS), evidence=2.0)
     start = len(WORDS) + 1
-    how, are = INDEX["how"], INDEX["are"]
-    assert model.probs((start, start, how), are)[0] > 10 * model.probs((start, start, how), are)[1]
+    hello, how, are = INDEX["hello"], INDEX["how"], INDEX["are"]
+    assert model.probs((start, hello, how), are)[0] > 10 * model.probs((start, hello, how), are)[1]
 
     tracker = GenreWeights(model, INDEX)
     assert tracker.weights == pytest.approx([0.5, 0.5])

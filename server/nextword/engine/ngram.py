@@ -1,5 +1,5 @@
 """A word n-gram model (trigram, or 4-gram where the tables hold one) with
-interpolated absolute discounting.
+interpolated absolute discounting, Kneser-Ney's where the tables are counted so.
 
 Counts are cheap where a small transformer trained on two cores is weak: frequent
 phrases and fixed collocations. The decider mixes this distribution with the
@@ -11,7 +11,11 @@ with n(uv) the number of distinct words seen after uv, and the same one order do
 to the unigram, and one order up for P(w | t u v) where the 4-gram tables exist
 (the everyday genres': "for the late" -> response, where "the late" alone says
 war). Pruned n-grams (training/tables.py says which) leave their contexts' totals
-in the tables, so the discounted mass still flows to the lower order.
+in the tables, so the discounted mass still flows to the lower order. The genres'
+tables count every order below the highest as Kneser-Ney does (training/tables.py,
+`continuation_counts`): c(vw) is the number of distinct words seen before "v w", and
+the unigram's the number each word follows (engine/genres.py), so the formula reads
+the same.
 
 A history reads a sentence's first word in the case the word usually has inside a
 sentence (`fold_starts`): "Happy" opening a sentence is the "happy" of "happy
