@@ -332,7 +332,7 @@ def build_genre_ngrams(
             fourgram_min_count=FOURGRAM_MIN_COUNTS.get(name),
             # Kneser-Ney's lower orders: on the dev splits the genres' n-gram alone
             # scores -6.58 mean log-probability per word against -6.67, and the mix
-            # gains KSR on each (docs/TRAINING.md).
+            # gains KSR on chat, email, speeches and Wikipedia (docs/TRAINING.md).
             continuation=True,
         )
         tables["unigram"] = np.bincount(ids[ids < len(index)], minlength=len(index))
