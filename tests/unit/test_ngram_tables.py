@@ -82,6 +82,10 @@ def test_lower_orders_count_the_words_before_an_ngram_not_its_occurrences() -> N
     assert "uni_continuation" not in raw
     assert kn["uni_continuation"][INDEX["the"]] == 4
     assert kn["uni_continuation"][INDEX["how"]] == 1
+    followed = kn["uni_continuation"].astype(np.float32)
+    unseen = (INDEX["law"], INDEX["shall"])  # no bigram or trigram of it was counted
+    ngram = NGram(kn, (followed + 0.5) / (followed.sum() + 0.5 * len(WORDS)))
+    assert ngram.prob(unseen, INDEX["the"]) > 2 * ngram.prob(unseen, INDEX["how"])
     # The bigram "hello how" was seen five times, after two different words (the
     # start symbol and "how"); the trigram, the highest order, keeps its counts.
     row = find(kn["bi_keys"], INDEX["hello"])
