@@ -30,6 +30,14 @@ def test_two_mistakes_in_one_word_are_corrected(default_engine: Any) -> None:
     assert ("necessary", True) in corrected(default_engine, "I think it is ", "neccesar")
 
 
+def test_a_popup_ends_before_words_far_less_likely_than_its_first(default_engine: Any) -> None:
+    """After "I dont" the word meant is near certain; the places left were filled with
+    donut, dont_inherit and donate at a ten-millionth of it (decisions.POPUP_FLOOR)."""
+    assert corrected(default_engine, "I ", "dont", 5) == [("don't", True)]
+    # Where the words are close, the popup keeps its five.
+    assert len(corrected(default_engine, "I will call you ", "t", 5)) == 5
+
+
 def test_the_context_ranks_the_corrections(default_engine: Any) -> None:
     """ "thw" is one key from "the" and from "thy"/"two": the sentence decides."""
     assert corrected(default_engine, "He walked into ", "thw")[0] == ("the", True)
