@@ -37,6 +37,14 @@ def test_a_capital_opening_a_sentence_or_line_completes_lower_case_words(
     assert "Relies" not in words("We met ", "Relie")
 
 
+def test_a_language_is_completed_with_its_capital(default_engine: Engine):
+    """The chats write "english" in lower case and the dictionary accepts it (a rare
+    sense): the standard spelling is offered (data/casing.py)."""
+    decider = default_engine.decider()
+    assert [c.text for c in decider.decide("I speak ", "eng", 3)][:1] == ["English"]
+    assert "french" not in [c.text for c in decider.decide("Do you speak ", "fre", 5)]
+
+
 @pytest.mark.parametrize(
     ("context", "word"),
     [

@@ -47,6 +47,20 @@ def test_the_training_text_keeps_words_it_writes_in_lower_case(tmp_path: Path) -
     assert casing.case_variants(["tv"], {}, {}, dic) == {}
 
 
+def test_a_rare_lower_case_sense_of_a_name_takes_the_capital(tmp_path: Path) -> None:
+    """The dictionary accepts "english" (spin on a ball), listed bare beside "English";
+    the edited text writes the name. "congress" has its plural: a word of its own, however
+    often the speeches write "Congress". "rand" (bare) is written in lower case too often."""
+    dic = tmp_path / "en_TEST"
+    dic.with_suffix(".aff").write_text(AFFIXES, encoding="utf-8")
+    entries = ["English/M", "english", "Congress/M", "congress/S", "Rand", "rand", "Ito", "ito"]
+    dic.with_suffix(".dic").write_text(f"{len(entries)}\n" + "\n".join(entries) + "\n")
+    edited = {"English": 384.0, "english": 15.0, "Congress": 4919.0, "congress": 36.0}
+    edited |= {"Rand": 109.0, "rand": 20.0, "Ito": 3.0}  # "Ito": too few to tell
+    words = ["english", "congress", "rand", "ito"]
+    assert casing.case_variants(words, edited, edited, dic) == {"english": "English"}
+
+
 def test_a_lower_case_prefix_finds_the_capitalised_words() -> None:
     words = sorted(["Saturday", "sat", "saturday", "satin", "SATURDAY", "iphone"])
     index = {w: i for i, w in enumerate(words)}
