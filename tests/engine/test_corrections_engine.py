@@ -36,6 +36,9 @@ def test_a_popup_ends_before_words_far_less_likely_than_its_first(default_engine
     assert corrected(default_engine, "I ", "dont", 5) == [("don't", True)]
     # Where the words are close, the popup keeps its five.
     assert len(corrected(default_engine, "I will call you ", "t", 5)) == 5
+    # A word the document wrote stays, however unlikely: a new name's second time.
+    context = "We keep a zorblatt at home. Our "
+    assert ("zorblatt", False) in corrected(default_engine, context, "zorb", 5)
 
 
 def test_the_context_ranks_the_corrections(default_engine: Any) -> None:

@@ -45,6 +45,9 @@ SPELLED_SHARE = 1e-3
 # first is don't at 100%, and the places left were filled with donut, dont_inherit and
 # donate at 1e-7, noise to read past. A typist never takes such a word: 1,500 words
 # of dev chat and email type the same with it, to four places (KSR@1/3/5, top-1/3).
+# The words beyond the lexicon that the document or the user wrote stay: a name
+# written once is offered the second time, even before the document has repeated a
+# word and its caches earned weight.
 POPUP_FLOOR = 1e-3
 
 
@@ -203,7 +206,7 @@ class BoundaryDecider:
             boundary.extra = {**spelled, **boundary.extra}
             self.stats.spelled += 1
             ranked = self._filter(boundary, prefix, max(k, self.top_k), correct)
-        return self._order(ranked, k)
+        return self._order(_above_floor(ranked, boundary), k)
 
     def filter_cached(
         self, context: str, prefix: str, k: int = 5, *, correct: bool | CorrectionGate = False
@@ -221,7 +224,8 @@ class BoundaryDecider:
         if k <= 0 or (prefix and not is_word(prefix)):
             return []
         self.stats.cache_hits += 1
-        return self._order(self._filter(boundary, prefix, max(k, self.top_k), correct), k)
+        ranked = self._filter(boundary, prefix, max(k, self.top_k), correct)
+        return self._order(_above_floor(ranked, boundary), k)
 
     # -- the boundary decision --------------------------------------------------------
 
@@ -456,11 +460,7 @@ class BoundaryDecider:
         return None if boundary is None else mistake_masses(boundary, prefix, self.tables)
 
     def _order(self, ranked: list[Candidate], k: int) -> list[Candidate]:
-        """Best first at temperature 0; otherwise a draw without replacement. Words
-        far less likely than the best are left out (`POPUP_FLOOR`)."""
-        if ranked:
-            floor = max(c.prob for c in ranked) * POPUP_FLOOR
-            ranked = [c for c in ranked if c.prob >= floor]
+        """Best first at temperature 0; otherwise a draw without replacement."""
         if self.temperature == 0 or len(ranked) <= 1:
             return ranked[:k]
         pool = ranked[: self.top_k]
@@ -474,3 +474,16 @@ class BoundaryDecider:
         found = spell_words(boundary, prefix, k, scorer=self._scorer, vocabulary=self.vocabulary)
         self.stats.forwards = self._scorer.forwards
         return found
+
+
+def _above_floor(ranked: list[Candidate], boundary: Boundary) -> list[Candidate]:
+    """`ranked` less the words `POPUP_FLOOR` leaves out, but for the words beyond the
+    lexicon the document or the user wrote (not the token search's guesses)."""
+    if not ranked:
+        return ranked
+    floor = max(c.prob for c in ranked) * POPUP_FLOOR
+    return [
+        c
+        for c in ranked
+        if c.prob >= floor or (c.text in boundary.extra and c.text not in boundary.spelled)
+    ]
