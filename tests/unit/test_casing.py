@@ -54,7 +54,9 @@ def test_a_rare_lower_case_sense_of_a_name_takes_the_capital(tmp_path: Path) -> 
     dic = tmp_path / "en_TEST"
     dic.with_suffix(".aff").write_text(AFFIXES, encoding="utf-8")
     entries = ["English/M", "english", "Congress/M", "congress/S", "Rand", "rand", "Ito", "ito"]
-    dic.with_suffix(".dic").write_text(f"{len(entries)}\n" + "\n".join(entries) + "\n")
+    dic.with_suffix(".dic").write_text(
+        f"{len(entries)}\n" + "\n".join(entries) + "\n", encoding="utf-8"
+    )
     edited = {"English": 384.0, "english": 15.0, "Congress": 4919.0, "congress": 36.0}
     edited |= {"Rand": 109.0, "rand": 20.0, "Ito": 3.0}  # "Ito": too few to tell
     words = ["english", "congress", "rand", "ito"]
