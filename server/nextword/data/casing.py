@@ -43,21 +43,25 @@ def dictionary(cache: Path) -> Path:
     return root / DICTIONARY
 
 
-def own_spellings(dic: Path) -> dict[str, list[str]]:
+def entries(dic: Path) -> list[str]:
+    """The dictionary's entries as listed: a word, then "/" and its affix flags if any."""
+    lines = dic.with_suffix(".dic").read_text(encoding="utf-8", errors="replace").splitlines()
+    return [line.strip() for line in lines[1:]]  # the first line is the entry count
+
+
+def own_spellings(listed: list[str]) -> dict[str, list[str]]:
     """lower case -> the dictionary's entries spelled with capitals ("iphone": ["iPhone"])."""
     out: dict[str, list[str]] = {}
-    lines = dic.with_suffix(".dic").read_text(encoding="utf-8", errors="replace").splitlines()
-    for line in lines[1:]:  # the first line is the entry count
-        entry = line.split("/", 1)[0].strip()
+    for line in listed:
+        entry = line.split("/", 1)[0]
         if entry and not entry.islower():
             out.setdefault(entry.lower(), []).append(entry)
     return out
 
 
-def bare_entries(dic: Path) -> set[str]:
-    """The dictionary's lower-case entries without an affix flag ("english", "french")."""
-    lines = dic.with_suffix(".dic").read_text(encoding="utf-8", errors="replace").splitlines()
-    return {e for e in (line.strip() for line in lines[1:]) if e.islower() and "/" not in e}
+def bare_entries(listed: list[str]) -> set[str]:
+    """The lower-case entries without an affix flag ("english", "french")."""
+    return {entry for entry in listed if entry.islower() and "/" not in entry}
 
 
 def rejected(words: Iterable[str], dic: Path) -> set[str]:
@@ -96,9 +100,10 @@ def case_variants(
     each spelling."""
     lower = sorted({w for w in words if w.islower() and w.replace("'", "").isalpha()})
     unknown = rejected(lower, dic)
-    own = own_spellings(dic)
+    listed = entries(dic)
+    own = own_spellings(listed)
     options = {w: capitalised(w, own) for w in lower if w in unknown}
-    for word in bare_entries(dic).intersection(lower).difference(unknown):
+    for word in bare_entries(listed).intersection(lower).difference(unknown):
         # A rare sense: the name is the dictionary's own capitalised entry, and the
         # edited text writes it so nearly always.
         capital = word[:1].upper() + word[1:]

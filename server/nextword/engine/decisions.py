@@ -478,7 +478,9 @@ class BoundaryDecider:
 
 def _above_floor(ranked: list[Candidate], boundary: Boundary) -> list[Candidate]:
     """`ranked` less the words `POPUP_FLOOR` leaves out, but for the words beyond the
-    lexicon the document or the user wrote (not the token search's guesses)."""
+    lexicon other than the token search's guesses: the document's and the user's own,
+    as filtering.py reads them too (with them, a standard spelling the lexicon lacks,
+    "iPhone")."""
     if not ranked:
         return ranked
     floor = max(c.prob for c in ranked) * POPUP_FLOOR
