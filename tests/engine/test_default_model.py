@@ -119,6 +119,23 @@ def test_a_short_document_does_not_offer_its_own_words_back(default_engine):
     assert len(repeated) <= 1, words
 
 
+@pytest.mark.parametrize(
+    ("context", "prefix", "name"),
+    [
+        ("We use Zorblatt for builds. ", "Zor", "Zorblatt"),
+        ("Hi Siobhan,\n\nI spoke with Marguerite yesterday about the account. ", "Marg", "Marguerite"),
+    ],
+)
+def test_a_name_written_once_is_offered_the_next_time(
+    default_engine, context: str, prefix: str, name: str
+):
+    """A document that has repeated no word yet still offers a name it wrote once
+    (wordtables.DOC_YOUNG): at "Marg" Margaret and Margin led, and Marguerite was not
+    in the popup at all."""
+    words = [c.text for c in default_engine.decider().decide(context, prefix, 5)]
+    assert words[0] == name, words
+
+
 def test_everyday_phrases_get_everyday_words(default_engine):
     words = [c.text for c in default_engine.decider().decide("Thank you for your ", "", 5)]
     assert {"help", "time", "email", "message", "reply", "support", "consideration"} & set(words)

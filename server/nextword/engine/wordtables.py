@@ -40,6 +40,12 @@ from nextword.engine.words import starts_paragraph, starts_sentence
 URL_STARTS = ["http", "https", "www", "ftp", "mailto"]
 # The genres (data/corpus.py) the general-English trigram does not speak.
 NOT_PROSE = frozenset({"code", "technical"})
+# The document cache's repeat rate before the document has repeated a word
+# (`components.repeat_rate`'s `young`): small, so that four words in, the model's
+# words still lead at a word start ("The history of the" offered history and of at
+# 1), yet not 0, so that a name written once is offered when its first letters come
+# again (at 0, "Marg" offered Margaret, never the Marguerite of the line before).
+DOC_YOUNG = 0.1
 
 
 class Document(ABC):
@@ -228,9 +234,9 @@ class EnglishDocument(Document):
                 dense = doc_known / total
                 if i is not None:
                     dense[i] = 0.0
-                # A document that has not repeated a word yet has no evidence that it
-                # will: nothing added ("The history of the" offered history and of).
-                confidence = repeat_rate(doc.total, doc.singletons, young=0.0) * scale
+                # A document that has not repeated a word yet has little evidence
+                # that it will (DOC_YOUNG).
+                confidence = repeat_rate(doc.total, doc.singletons, young=DOC_YOUNG) * scale
                 parts.append(Component(DOC, dense, unknown, confidence))
         pairs = doc.following()
         if pairs and not sentence_start and DOCBIGRAM in computed:
