@@ -123,7 +123,7 @@ def test_a_short_document_does_not_offer_its_own_words_back(default_engine):
     ("context", "prefix", "name"),
     [
         ("We use Zorblatt for builds. ", "Zor", "Zorblatt"),
-        ("Hi Siobhan,\n\nI spoke with Marguerite yesterday about the account. ", "Marg", "Marguerite"),
+        ("Hi Siobhan,\n\nI spoke with Marguerite about the account. ", "Marg", "Marguerite"),
     ],
 )
 def test_a_name_written_once_is_offered_the_next_time(
