@@ -42,8 +42,8 @@ URL_STARTS = ["http", "https", "www", "ftp", "mailto"]
 NOT_PROSE = frozenset({"code", "technical"})
 # The document cache's repeat rate before the document has repeated a word
 # (`components.repeat_rate`'s `young`): small, so that four words in, the model's
-# words still lead at a word start ("The history of the" offered history and of at
-# 1), yet not 0, so that a name written once is offered when its first letters come
+# words still lead at a word start (at 1, "The history of the" offered history and
+# of), yet not 0, so that a name written once is offered when its first letters come
 # again (at 0, "Marg" offered Margaret, never the Marguerite of the line before).
 DOC_YOUNG = 0.1
 
