@@ -167,3 +167,14 @@ def test_the_general_english_trigram_is_mixed_in(default_engine: Engine):
     assert {"reply", "response"} & set(top), top
     found = default_engine.decider().components("Sorry for the late ")
     assert "general" in [part.name for part in found.parts]
+
+
+@pytest.mark.parametrize(("context", "word"), [("Get well ", "soon"), ("Happy ", "birthday")])
+def test_set_phrases_only_the_general_trigram_knows_reach_the_popup(
+    default_engine: Engine, context: str, word: str
+):
+    """The training text lacks them; Sphinx's trigram lists them after the pair, and with
+    its backoff to other words damped (general.TRIGRAM_BACKOFF) they reach the popup. At
+    Katz's full backoff: "Get well" -> I, on, a, with, in; "Happy" -> to, harvesting."""
+    words = [c.text for c in default_engine.decider().decide(context, "", 5)]
+    assert word in words, words

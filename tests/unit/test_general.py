@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nextword.engine.general import GeneralTrigram
+from nextword.engine.general import TRIGRAM_BACKOFF, GeneralTrigram
 from nextword.errors import CommandError
 from nextword.training.general import BINS, HEADER, TO_LOG10, general_tables, read_trie
 
@@ -114,9 +114,11 @@ def test_the_distribution_backs_off_as_arpa_does(tmp_path: Path) -> None:
     words, arrays = general_tables(read_trie(path), {w.lower() for w in lexicon})
     general = GeneralTrigram(words, arrays, lexicon, np.array([1.0, 3.0, 1.0, 1.0]))
     # After "a" at the document start: the trigram "<s> a b", the bigram "a c", and
-    # "a" itself backed off to its unigram (backoff of "a" times P(a)).
+    # "a" itself backed off to its unigram (backoff of "a" times P(a)); the words the
+    # listed pair "<s> a" backs off for are damped (its own backoff is 1 here).
     p_a, p_b, p_c = 10 ** (-0.2 - 0.5), 10**-0.01, 10**-0.8
-    want = np.array([p_a / 4, 3 * p_a / 4, p_b, p_c])
+    damped = TRIGRAM_BACKOFF
+    want = np.array([damped * p_a / 4, damped * 3 * p_a / 4, p_b, damped * p_c])
     np.testing.assert_allclose(general.distribution("a"), want / want.sum(), rtol=2e-3)
     # After "b a" there is no trigram: the bigrams of "a" (and the backoff of "b a",
     # not listed, changes nothing once normalised).
