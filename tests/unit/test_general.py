@@ -106,7 +106,7 @@ def test_a_file_of_another_format_is_refused(tmp_path: Path) -> None:
         read_trie(path)
 
 
-def test_the_distribution_backs_off_as_arpa_does(tmp_path: Path) -> None:
+def test_the_distribution_backs_off_as_arpa_does_but_damped(tmp_path: Path) -> None:
     path = tmp_path / "en-us.lm.bin"
     path.write_bytes(sphinx_trie())
     # The lexicon holds "a" in two cases: they share its probability by their counts.
