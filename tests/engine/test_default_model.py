@@ -142,6 +142,12 @@ def test_everyday_phrases_get_everyday_words(default_engine):
     assert "kernel" not in words, words
 
 
+def test_a_lower_case_i_is_not_read_as_the_start_of_i_e(default_engine):
+    """The tables counted "i.e." as "i" then "e": "e" led after a lower-case "i"."""
+    words = [c.text for c in default_engine.decider().decide("Are you free tonight? i ", "", 5)]
+    assert "e" not in words and "think" in words, words
+
+
 def test_one_chat_does_not_lead_a_context_it_alone_wrote(default_engine):
     """The chats' trigram has "yesterday my" once, followed by conductor: with the
     chats' strength (genres.SPARSE_STRENGTH) that one chat no longer leads."""

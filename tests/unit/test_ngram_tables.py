@@ -182,6 +182,16 @@ def test_ngram_ids_open_each_document_with_the_start_symbol(tmp_path: Path) -> N
     assert ids == [start, INDEX["hello"], INDEX["you"], start, INDEX["how"], INDEX["are"]]
 
 
+def test_a_dotted_abbreviation_is_one_event_and_ends_no_sentence() -> None:
+    """Read as words, "i.e." was "i", "e" and a sentence end: the tables then offered
+    "e" after every lower-case "i"."""
+    text = "Use one, i.e. a hammer. In the U.S. at 5 p.m. we met. Version 3.5. ok"
+    assert events(text) == [
+        "Use", "one", "i.e.", "a", "hammer", "<s>", "In", "the", "U.S.", "at", "5",
+        "p.m.", "we", "met", "<s>", "Version", "3", "5", "<s>", "ok",
+    ]  # fmt: skip
+
+
 def test_a_short_line_ends_a_sentence_and_a_wrapped_one_does_not() -> None:
     """A greeting, a sign-off or a chat message ends a sentence at its newline; prose
     wrapped at a width goes on over it; training and decisions read text alike."""

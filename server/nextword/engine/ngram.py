@@ -34,8 +34,11 @@ from nextword.engine.lexicon import find
 
 DISCOUNT = 0.75
 # A sentence end or a blank line becomes the start symbol <s>; other punctuation is
-# transparent, so "foo, bar" and "foo bar" share a bigram.
-EVENT_RE = re.compile(r"[\w']+|[.!?](?=\s|\Z)|\n[ \t]*\n")
+# transparent, so "foo, bar" and "foo bar" share a bigram. An abbreviation of dotted
+# letters ("i.e.", "e.g.", "U.S.", "p.m.") is one event, outside the lexicon: read as
+# words it was "i" then "e" then a sentence end, and the technical text's 1,600
+# "i.e." made "e" half of what follows a lower-case "i" ("tonight? i" -> e).
+EVENT_RE = re.compile(r"(?:[^\W\d_]\.){2,}|[\w']+|[.!?](?=\s|\Z)|\n[ \t]*\n")
 # A single newline after a short line starts a sentence too: after a greeting ("Hi
 # Sarah,"), a sign-off, a list item or a chat message, not "Sarah" -> of, will. After a
 # longer line it is prose wrapped at a width (emails at 72 columns) and reads as a
