@@ -148,6 +148,22 @@ def test_a_lower_case_i_is_not_read_as_the_start_of_i_e(default_engine):
     assert "e" not in words and "think" in words, words
 
 
+def test_an_informal_history_reads_as_its_standard_spelling(default_engine):
+    """The tables were counted from text in standard spelling: "i dont" typed reads as
+    "I don't" in prose (decisions: know, have, think; read as typed: know, have, are),
+    and as typed in code, where `i` is a name."""
+    tables = default_engine.tables
+    for component in (tables.ngram_component, tables.general_component):
+        standard = component("yeah I don't ")
+        informal = component("yeah i dont ", standardise=True)
+        raw = component("yeah i dont ")
+        assert standard is not None and informal is not None and raw is not None
+        assert (informal.dense == standard.dense).all()
+        assert not (raw.dense == standard.dense).all()
+    words = [c.text for c in default_engine.decider().decide("yeah i dont ", "", 3)]
+    assert "think" in words, words
+
+
 def test_one_chat_does_not_lead_a_context_it_alone_wrote(default_engine):
     """The chats' trigram has "yesterday my" once, followed by conductor: with the
     chats' strength (genres.SPARSE_STRENGTH) that one chat no longer leads."""

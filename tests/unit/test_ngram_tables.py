@@ -10,7 +10,15 @@ import pytest
 
 from nextword.engine.genres import CATCH_UP_WORDS, GenreNGram, GenreWeights
 from nextword.engine.lexicon import find, narrowed
-from nextword.engine.ngram import DISCOUNT, SHORT_LINE, NGram, events, history_ids
+from nextword.engine.ngram import (
+    DISCOUNT,
+    SHORT_LINE,
+    NGram,
+    events,
+    events_before,
+    history_ids,
+)
+from nextword.engine.variants import Variants
 from nextword.training.tables import (
     build_genre_ngrams,
     build_ngrams,
@@ -190,6 +198,12 @@ def test_a_dotted_abbreviation_is_one_event_and_ends_no_sentence() -> None:
         "Use", "one", "i.e.", "a", "hammer", "<s>", "In", "the", "U.S.", "at", "5",
         "p.m.", "we", "met", "<s>", "Version", "3", "5", "<s>", "ok",
     ]  # fmt: skip
+
+
+def test_a_history_can_be_read_in_standard_spelling() -> None:
+    spell = Variants({"i": "I", "dont": "don't", "im": "I'm"}).standard
+    assert events_before("yeah i dont. Im", 400, spell) == ["yeah", "I", "don't", "<s>", "I'm"]
+    assert events_before("yeah i dont", 400) == ["yeah", "i", "dont"]
 
 
 def test_a_short_line_ends_a_sentence_and_a_wrapped_one_does_not() -> None:

@@ -324,8 +324,19 @@ class BoundaryDecider:
         doc = doc or self._doc
         # The word trigram's component (ngram.py), from the language's tables; where
         # they hold one trigram per genre, mixed by the document's genre (genres.py).
-        counted = tables.ngram_component(context, doc) if NGRAM in computed else None
-        general = tables.general_component(context, doc) if GENERAL in computed else None
+        # In prose the tables read the words before the cursor in their standard
+        # spelling; in code "i" is a name.
+        standard = self.standard_spelling
+        counted = (
+            tables.ngram_component(context, doc, standardise=standard)
+            if NGRAM in computed
+            else None
+        )
+        general = (
+            tables.general_component(context, doc, standardise=standard)
+            if GENERAL in computed
+            else None
+        )
         learned = self.store is not None and tables.learns
         words = self._personal(context, computed) if learned else []
         words += doc.components(context, self.mixture, update=update)

@@ -33,7 +33,7 @@ import numpy as np
 
 from nextword.engine.lexicon import find
 from nextword.engine.loader import ModelError
-from nextword.engine.ngram import events_before
+from nextword.engine.ngram import Spelling, events_before
 
 # Where the model lists the pair of words before the cursor, the words it lists after
 # that pair keep their probabilities, and the words it would back off to the bigram
@@ -103,16 +103,16 @@ class GeneralTrigram:
                 "`python -m nextword.training.general` or delete it"
             ) from None
 
-    def history(self, context: str) -> tuple[int | None, int | None]:
-        """The ids of the two events before the cursor (None: a word it lacks); the
-        document start counts as a sentence start."""
-        tail = [START, START] + [e.lower() for e in events_before(context, 200)]
+    def history(self, context: str, spell: Spelling | None = None) -> tuple[int | None, int | None]:
+        """The ids of the two events before the cursor (None: a word it lacks; `spell`
+        as ngram.events_before reads it); the document start counts as a sentence start."""
+        tail = [START, START] + [e.lower() for e in events_before(context, 200, spell)]
         u, v = (self._index.get(e) for e in tail[-2:])
         return u, v
 
-    def distribution(self, context: str) -> np.ndarray:
+    def distribution(self, context: str, spell: Spelling | None = None) -> np.ndarray:
         """P(w | the two words before the cursor) for every lexicon word, normalised."""
-        u, v = self.history(context)
+        u, v = self.history(context, spell)
         p = self._uni.copy()
         a = self._a
         if v is not None:

@@ -170,7 +170,9 @@ class ChineseTables(WordTables):
     def opening(self, mixed: np.ndarray, context: str, doc: Document) -> None:
         """Nothing to remove: Chinese text has no headings in capitals or URL starts."""
 
-    def ngram_component(self, context: str, doc: Document | None = None) -> Component | None:
+    def ngram_component(
+        self, context: str, doc: Document | None = None, *, standardise: bool = False
+    ) -> Component | None:
         return None if self.chars is None else self.chars.component(context)
 
     def system_component(self, neural: np.ndarray, context: str) -> Component | None:

@@ -137,9 +137,13 @@ class WordTables(ABC):
     def opening(self, mixed: np.ndarray, context: str, doc: Document) -> None:
         """Remove, in place, what must not open the text after `context`."""
 
-    def ngram_component(self, context: str, doc: Document | None = None) -> Component | None:
+    def ngram_component(
+        self, context: str, doc: Document | None = None, *, standardise: bool = False
+    ) -> Component | None:
         """The n-gram's distribution after `context`, following the genre of `doc` where
-        the tables have one per genre; None where the tables have none."""
+        the tables have one per genre; None where the tables have none. With
+        `standardise` (prose), the words before the cursor are read in their standard
+        spelling ("i dont" as "I don't"; English)."""
         return None
 
     def start_candidates(self, dense: np.ndarray, n: int, context: str) -> list[Candidate] | None:
@@ -147,12 +151,15 @@ class WordTables(ABC):
         None to rank the distribution's words as they are."""
         return None
 
-    def general_component(self, context: str, doc: Document | None = None) -> Component | None:
+    def general_component(
+        self, context: str, doc: Document | None = None, *, standardise: bool = False
+    ) -> Component | None:
         """The general-English trigram's distribution after `context` (general.py),
-        where the model directory has one."""
+        where the model directory has one; `standardise` as `ngram_component` reads it."""
         if self.general is None:
             return None
-        return Component(GENERAL, self.general.distribution(context), {})
+        spell = self.standard_spelling if standardise else None
+        return Component(GENERAL, self.general.distribution(context, spell), {})
 
     def system_component(self, neural: np.ndarray, context: str) -> Component | None:
         """The system language model's reordering of the model's distribution `neural`;
@@ -294,10 +301,14 @@ class EnglishTables(WordTables):
             genres = GenreWeights(self.ngram, self.lexicon.index)
         return EnglishDocument(self.lexicon, genres=genres, openers=self.openers)
 
-    def ngram_component(self, context: str, doc: Document | None = None) -> Component | None:
+    def ngram_component(
+        self, context: str, doc: Document | None = None, *, standardise: bool = False
+    ) -> Component | None:
         if self.ngram is None:
             return None
-        history = history_ids(context, self.lexicon.index, len(self.lexicon), self.ngram.fold)
+        spell = self.standard_spelling if standardise else None
+        index, fold = self.lexicon.index, self.ngram.fold
+        history = history_ids(context, index, len(self.lexicon), fold, spell)
         if isinstance(self.ngram, GenreNGram):
             weights = None
             if isinstance(doc, EnglishDocument) and doc.genres is not None:
@@ -306,13 +317,15 @@ class EnglishTables(WordTables):
             return Component(NGRAM, self.ngram.distribution(history, weights), {})
         return Component(NGRAM, self.ngram.distribution(history), {})
 
-    def general_component(self, context: str, doc: Document | None = None) -> Component | None:
+    def general_component(
+        self, context: str, doc: Document | None = None, *, standardise: bool = False
+    ) -> Component | None:
         """The general-English trigram, as confident as the document is prose: CMU's
         model knows what people write, not code or its documentation (on those dev
         splits it cost 0.5-1 KSR points and 2-4 top-3 points at one weight for all), so
         its confidence is the share of the document's genre weights (genres.py) that is
         not NOT_PROSE; the weight is fitted with that scaling (training/mixture.py)."""
-        found = super().general_component(context, doc)
+        found = super().general_component(context, doc, standardise=standardise)
         genres = doc.genres if isinstance(doc, EnglishDocument) else None
         if found is None or genres is None or not isinstance(self.ngram, GenreNGram):
             return found
