@@ -202,8 +202,8 @@ def test_a_dotted_abbreviation_is_one_event_and_ends_no_sentence() -> None:
 
 def test_a_history_can_be_read_in_standard_spelling() -> None:
     spell = Variants({"i": "I", "dont": "don't", "im": "I'm"}).standard
-    assert events_before("yeah i dont. Im", 400, spell) == ["yeah", "I", "don't", "<s>", "I'm"]
-    assert events_before("yeah i dont", 400) == ["yeah", "i", "dont"]
+    assert events_before("yeah i dont. Im", 400, 4, spell) == ["I", "don't", "<s>", "I'm"]
+    assert events_before("yeah i dont", 400, 2) == ["i", "dont"]
 
 
 def test_a_short_line_ends_a_sentence_and_a_wrapped_one_does_not() -> None:

@@ -106,7 +106,7 @@ class GeneralTrigram:
     def history(self, context: str, spell: Spelling | None = None) -> tuple[int | None, int | None]:
         """The ids of the two events before the cursor (None: a word it lacks; `spell`
         as ngram.events_before reads it); the document start counts as a sentence start."""
-        tail = [START, START] + [e.lower() for e in events_before(context, 200, spell)]
+        tail = [START, START] + [e.lower() for e in events_before(context, 200, 2, spell)]
         u, v = (self._index.get(e) for e in tail[-2:])
         return u, v
 

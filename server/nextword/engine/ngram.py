@@ -66,16 +66,17 @@ def events(text: str, *, opens_line: bool = True) -> list[str]:
 Spelling = Callable[[str], str | None]
 
 
-def events_before(context: str, chars: int, spell: Spelling | None = None) -> list[str]:
-    """`events` of the last `chars` characters of `context`: a bounded read of what
-    precedes the cursor, whose first line opens a line only where the cut falls on one.
+def events_before(context: str, chars: int, last: int, spell: Spelling | None = None) -> list[str]:
+    """The `last` `events` of the last `chars` characters of `context`: a bounded read
+    of what precedes the cursor, whose first line opens a line only where the cut falls
+    on one.
 
     With `spell`, each word is read in its standard spelling: the tables were counted
     from text in it (the chats are trained on so), and an informal "i dont" typed is a
     history they hardly saw ("i dont" -> know 0.13, have; "I don't" -> know 0.36, think).
     """
     opens_line = len(context) <= chars or context[-chars - 1] == "\n"
-    found = events(context[-chars:], opens_line=opens_line)
+    found = events(context[-chars:], opens_line=opens_line)[-last:]
     if spell is None:
         return found
     return [spell(e) or e for e in found]
@@ -109,7 +110,7 @@ def history_ids(
     """The ids of the `HISTORY` events before the cursor, oldest first, as histories
     read them (`fold_starts`; `spell` as `events_before` reads it); document start
     counts as <s>."""
-    tail = events_before(context, 400, spell)
+    tail = events_before(context, 400, HISTORY + 1, spell)
     start = n_words + 1
     ids = [start] * HISTORY + [index.get(e, n_words) if e != "<s>" else start for e in tail]
     read = fold_starts(np.array(ids[-HISTORY - 1 :]), fold, start, start)[-HISTORY:]
