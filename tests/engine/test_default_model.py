@@ -149,9 +149,12 @@ def test_a_lower_case_i_is_not_read_as_the_start_of_i_e(default_engine):
 
 
 def test_an_informal_history_reads_as_its_standard_spelling(default_engine):
-    """The tables were counted from text in standard spelling: "i dont" typed reads as
-    "I don't" in prose (decisions: know, have, think; read as typed: know, have, are),
-    and as typed in code, where `i` is a name."""
+    """The model and the tables were trained on text in standard spelling: "i dont"
+    typed reads as "I don't" in prose (decisions: know, think, have; read as typed:
+    know, have, are), and as typed in code, where `i` is a name."""
+    prose, code = default_engine.decider(), default_engine.decider(standard_spelling=False)
+    assert prose._tokens("yeah i dont ") == prose._tokens("yeah I don't ")
+    assert code._tokens("yeah i dont ") != code._tokens("yeah I don't ")
     tables = default_engine.tables
     for component in (tables.ngram_component, tables.general_component):
         standard = component("yeah I don't ")
@@ -162,6 +165,19 @@ def test_an_informal_history_reads_as_its_standard_spelling(default_engine):
         assert not (raw.dense == standard.dense).all()
     words = [c.text for c in default_engine.decider().decide("yeah i dont ", "", 3)]
     assert "think" in words, words
+
+
+def test_an_informal_window_slides_to_a_word_start_and_stays_bounded(default_engine):
+    """The model reads the standard spelling, a character longer here and there, so the
+    window's cut falls near, not at, the offset it was read at: still a word start."""
+    decider = default_engine.decider(window_tokens=32)
+    text = ""
+    for i in range(40):
+        text += f"im sure i dont know why u cant come {i} "
+        decider.decide(text, "", 3)
+        assert len(decider._scorer.tokens) <= 32
+        assert decider._anchor == 0 or text[decider._anchor - 1] == " "
+    assert decider._anchor > 0
 
 
 def test_one_chat_does_not_lead_a_context_it_alone_wrote(default_engine):

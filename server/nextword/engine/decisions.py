@@ -120,6 +120,9 @@ class BoundaryDecider:
         self.gate = gate or CorrectionGate()
         self.block_offensive = block_offensive
         self.standard_spelling = standard_spelling
+        # In prose the model reads the text in its standard spelling, as it was trained
+        # on it ("i dont" as "I don't"); in code "i" is a name.
+        self._standardise = tables.standardise if standard_spelling else None
         self._scorer = Scorer(model.model)
         self._doc = tables.document()
         self._anchor = 0  # character offset where the token window starts
@@ -283,6 +286,7 @@ class BoundaryDecider:
             limit=limit or self.window_tokens,
             bos_id=self.model.bos_id,
             cached=cached,
+            standardise=self._standardise,
         )
         return tokens
 

@@ -57,6 +57,8 @@ class Variants:
 
     def standardise(self, text: str) -> str:
         """`text` with every variant spelled the standard way."""
+        if not self.table:
+            return text
 
         def fix(m: re.Match[str]) -> str:
             word = m.group(0)

@@ -8,7 +8,7 @@ typing. The decider keeps the anchor; this module moves it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from nextword.engine.scorer import common_prefix
@@ -29,6 +29,7 @@ def fit_window(
     limit: int,
     bos_id: int | None,
     cached: Sequence[int] | None = None,
+    standardise: Callable[[str], str] | None = None,
 ) -> tuple[list[int], int]:
     """The tokens of text[anchor:], and the anchor, moved forward when the window is full.
 
@@ -41,20 +42,26 @@ def fit_window(
         bos_id: the model's beginning-of-text token, put before the document's start.
         cached: the tokens the model holds, to catch up from (see CATCH_UP_TOKENS);
             None for a window that grows as usual.
+        standardise: what the model reads for the text (its standard spelling: "i dont"
+            as "I don't", the spelling it was trained on); None: the text as it is.
+            It changes a word's length by a character or two, so the offsets a cut
+            is read at are the text's give or take those: the anchor still lands on
+            a word start of the text, a little earlier or later.
     """
+    read = standardise or (lambda piece: piece)
     if anchor > len(text):
         anchor = 0
     # Bound the text handed to the tokenizer; ~4 characters per token is typical.
     floor = len(text) - 16 * size
     if anchor < floor:
         anchor = next_word_start(text, floor)
-    encoding = tokenizer.encode(text[anchor:], add_special_tokens=False)
+    encoding = tokenizer.encode(read(text[anchor:]), add_special_tokens=False)
     ids, offsets = encoding.ids, encoding.offsets
     if len(ids) > limit:
         keep = size // 2
         cut = offsets[len(ids) - keep][0]
         anchor += next_word_start(text[anchor:], cut)
-        encoding = tokenizer.encode(text[anchor:], add_special_tokens=False)
+        encoding = tokenizer.encode(read(text[anchor:]), add_special_tokens=False)
         ids, offsets = encoding.ids, encoding.offsets
     if cached is not None:
         if anchor == 0 and bos_id is not None:
@@ -63,7 +70,7 @@ def fit_window(
         if fresh > CATCH_UP_TOKENS:
             cut = offsets[len(ids) - CATCH_UP_TOKENS][0]
             anchor += next_word_start(text[anchor:], cut)
-            ids = tokenizer.encode(text[anchor:], add_special_tokens=False).ids
+            ids = tokenizer.encode(read(text[anchor:]), add_special_tokens=False).ids
     if anchor == 0 and bos_id is not None:
         ids = [bos_id, *ids]
     if not ids:

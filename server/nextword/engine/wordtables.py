@@ -89,6 +89,10 @@ class WordTables(ABC):
         """The standard spelling of a variant (`dont` -> `don't`); None for the others."""
         return None
 
+    def standardise(self, text: str) -> str:
+        """`text` with each variant in its standard spelling (`standard_spelling`)."""
+        return text
+
     def capitals(
         self, prefix: str, dense: np.ndarray, extra: dict[str, float], n: int
     ) -> list[tuple[str, str, float]]:
@@ -338,6 +342,9 @@ class EnglishTables(WordTables):
 
     def standard_spelling(self, word: str) -> str | None:
         return self.variants.standard(word)
+
+    def standardise(self, text: str) -> str:
+        return self.variants.standardise(text)
 
     def capitals(
         self, prefix: str, dense: np.ndarray, extra: dict[str, float], n: int
