@@ -207,6 +207,18 @@ def test_the_general_english_trigram_is_mixed_in(default_engine: Engine):
     assert "general" in [part.name for part in found.parts]
 
 
+def test_a_name_the_general_trigram_completes_is_damped_after_lower_case(default_engine):
+    """Blind to case, CMU's trigram reads "the new" as "the New" of "New York": York
+    led the popup. The project's own tables keep case and name the words to damp."""
+    tables, words = default_engine.tables, default_engine.lexicon.words
+    assert "States" in [words[i] for i in tables.name_ends("the united ")]
+    assert "York" in [words[i] for i in tables.name_ends("about the new ")]
+    assert not len(tables.name_ends("I think ")) and not len(tables.name_ends("the New "))
+    context = "what do you think about the new "
+    offered = [c.text for c in default_engine.decider().decide(context, "", 5)]
+    assert "York" not in offered, offered
+
+
 @pytest.mark.parametrize(("context", "word"), [("Get well ", "soon"), ("Happy ", "birthday")])
 def test_set_phrases_only_the_general_trigram_knows_reach_the_popup(
     default_engine: Engine, context: str, word: str

@@ -94,6 +94,15 @@ class GenreNGram:
         assert out is not None
         return out / out.sum()
 
+    def written_after(self, v: int) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, counts): the words the genres' bigram tables list after the word `v`,
+        each with its counts summed over the genres."""
+        found = [table.written_after(v) for table in self.tables]
+        ids = np.concatenate([i for i, _ in found])
+        counts = np.concatenate([c for _, c in found]).astype(np.float64)
+        unique, at = np.unique(ids, return_inverse=True)
+        return unique, np.bincount(at, weights=counts, minlength=len(unique))
+
     def probs(self, history: tuple[int, ...], w: int) -> np.ndarray:
         """(G,): each genre's P(w | history)."""
         return np.array([table.prob(history, w) for table in self.tables])

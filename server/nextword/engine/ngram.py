@@ -184,6 +184,14 @@ class NGram:
             out.append((name, key))
         return out
 
+    def written_after(self, v: int) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, counts): the words the bigram table lists after the word `v`."""
+        row = find(self._a["bi_keys"], v)
+        if row is None:
+            return np.zeros(0, np.int64), np.zeros(0)
+        lo, hi = self._a["bi_ptr"][row], self._a["bi_ptr"][row + 1]
+        return self._a["bi_next"][lo:hi], self._a["bi_count"][lo:hi]
+
     def prob(self, history: tuple[int, ...], w: int) -> float:
         """P(w | history) for one word, unnormalised (pruned n-grams leave the tables a
         little under 1): what the genres are scored by (genres.py)."""

@@ -31,7 +31,7 @@ from nextword.engine.errormodel import ErrorModel
 from nextword.engine.general import GeneralTrigram
 from nextword.engine.genres import GenreNGram, GenreWeights
 from nextword.engine.lexicon import Lexicon
-from nextword.engine.ngram import NGram, history_ids
+from nextword.engine.ngram import NGram, events_before, history_ids
 from nextword.engine.systemlm import SystemLM
 from nextword.engine.variants import StandardSpelling, Variants
 from nextword.engine.weights import DOC, DOCBIGRAM, GENERAL, NGRAM, Mixture
@@ -46,6 +46,9 @@ NOT_PROSE = frozenset({"code", "technical"})
 # of), yet not 0, so that a name written once is offered when its first letters come
 # again (at 0, "Marg" offered Margaret, never the Marguerite of the line before).
 DOC_YOUNG = 0.1
+# What the general trigram's word keeps after a word typed in lower case where it
+# completes the name that word opens when capitalised (`EnglishTables.name_ends`).
+NAME_AFTER_LOWER = 0.1
 
 
 class Document(ABC):
@@ -291,6 +294,7 @@ class EnglishTables(WordTables):
         # headings and tags in capitals (NAME, SPDX), and the start of a URL (emails
         # from feeds begin with one).
         self.no_opening = lexicon.shouted | np.isin(np.array(lexicon.words), URL_STARTS)
+        self._capitalised = np.array([w[:1].isupper() for w in lexicon.words])
         # The capitals that open a sentence for a lower-case word (the n-gram's fold:
         # "How", "The"; not names), and the fold itself.
         self.openers: tuple[np.ndarray, np.ndarray] | None = None
@@ -328,10 +332,18 @@ class EnglishTables(WordTables):
         model knows what people write, not code or its documentation (on those dev
         splits it cost 0.5-1 KSR points and 2-4 top-3 points at one weight for all), so
         its confidence is the share of the document's genre weights (genres.py) that is
-        not NOT_PROSE; the weight is fitted with that scaling (training/mixture.py)."""
+        not NOT_PROSE; the weight is fitted with that scaling (training/mixture.py).
+        The names it would complete after a word typed in lower case are damped
+        (`name_ends`)."""
         found = super().general_component(context, doc, standardise=standardise)
+        if found is None:
+            return None
+        ends = self.name_ends(context, standardise=standardise)
+        if len(ends):
+            found.dense[ends] *= NAME_AFTER_LOWER
+            found.dense /= found.dense.sum()
         genres = doc.genres if isinstance(doc, EnglishDocument) else None
-        if found is None or genres is None or not isinstance(self.ngram, GenreNGram):
+        if genres is None or not isinstance(self.ngram, GenreNGram):
             return found
         genres.update(context)  # read already for the trigram: nothing new to read
         names = self.ngram.names
@@ -339,6 +351,37 @@ class EnglishTables(WordTables):
             w for name, w in zip(names, genres.weights, strict=True) if name in NOT_PROSE
         )
         return replace(found, confidence=max(0.0, float(prose)))
+
+    def name_ends(self, context: str, *, standardise: bool = False) -> np.ndarray:
+        """The ids of the capitalised words that the training text writes after the last
+        word before the cursor, typed in lower case, more often when that word is
+        capitalised: "York" after "new", "States" after "united".
+
+        The general trigram is blind to case: from its news text "the new" leads to
+        "york" (a listed trigram), and "York" then led the popup after "what do you think
+        about the new". The project's own tables keep case and know the name.
+        """
+        if self.ngram is None:
+            return np.zeros(0, np.int64)
+        spell = self.standard_spelling if standardise else None
+        last = events_before(context, 200, 1, spell)
+        word = last[0] if last else ""
+        if not word[:1].islower():
+            return np.zeros(0, np.int64)
+        index = self.lexicon.index
+        capital = index.get(word[0].upper() + word[1:])
+        if capital is None:
+            return np.zeros(0, np.int64)
+        ids, counts = self.ngram.written_after(capital)
+        named = self._capitalised[ids]
+        ids, counts = ids[named], counts[named]
+        lower = index.get(word)
+        if lower is not None and len(ids):
+            lower_ids, lower_counts = self.ngram.written_after(lower)
+            at = np.searchsorted(lower_ids, ids)
+            hit = (at < len(lower_ids)) & (lower_ids[np.minimum(at, len(lower_ids) - 1)] == ids)
+            counts = counts - np.where(hit, lower_counts[np.minimum(at, len(lower_ids) - 1)], 0)
+        return ids[counts > 0]
 
     def standard_spelling(self, word: str) -> str | None:
         return self.variants.standard(word)
