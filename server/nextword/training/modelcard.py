@@ -242,6 +242,11 @@ def write_card(model_dir: Path, manifest_path: Path) -> None:
             f"- Mixture weights, fitted on dev text ({mixture['positions']:,} words): "
             + ", ".join(f"{k} {v}" for k, v in mixture["weights"].items())
         )
+        if mixture.get("general_chosen_by_hand"):
+            lines.append(
+                "- The general trigram's weight is set by hand: "
+                + mixture["general_chosen_by_hand"]
+            )
         user_fit = mixture.get("user_fit", {})
         if user_fit.get("chosen_by_hand"):
             # Why the personal weights are not the fit's (training/personal_fit.py).
