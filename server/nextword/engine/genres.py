@@ -94,14 +94,9 @@ class GenreNGram:
         assert out is not None
         return out / out.sum()
 
-    def written_after(self, v: int) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, counts): the words the genres' bigram tables list after the word `v`,
-        each with its counts summed over the genres."""
-        found = [table.written_after(v) for table in self.tables]
-        ids = np.concatenate([i for i, _ in found])
-        counts = np.concatenate([c for _, c in found]).astype(np.float64)
-        unique, at = np.unique(ids, return_inverse=True)
-        return unique, np.bincount(at, weights=counts, minlength=len(unique))
+    def counts_after(self, v: int, ids: np.ndarray) -> np.ndarray:
+        """The genres' bigram counts of each word of `ids` after the word `v`, summed."""
+        return np.sum([table.counts_after(v, ids) for table in self.tables], axis=0)
 
     def probs(self, history: tuple[int, ...], w: int) -> np.ndarray:
         """(G,): each genre's P(w | history)."""

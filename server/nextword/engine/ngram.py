@@ -184,13 +184,18 @@ class NGram:
             out.append((name, key))
         return out
 
-    def written_after(self, v: int) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, counts): the words the bigram table lists after the word `v`."""
+    def counts_after(self, v: int, ids: np.ndarray) -> np.ndarray:
+        """The bigram table's counts of each word of `ids` after the word `v` (0 where
+        it lists none)."""
         row = find(self._a["bi_keys"], v)
         if row is None:
-            return np.zeros(0, np.int64), np.zeros(0)
+            return np.zeros(len(ids))
         lo, hi = self._a["bi_ptr"][row], self._a["bi_ptr"][row + 1]
-        return self._a["bi_next"][lo:hi], self._a["bi_count"][lo:hi]
+        listed = self._a["bi_next"][lo:hi]  # sorted
+        if not len(listed):
+            return np.zeros(len(ids))
+        at = np.minimum(np.searchsorted(listed, ids), len(listed) - 1)
+        return np.where(listed[at] == ids, self._a["bi_count"][lo:hi][at], 0).astype(np.float64)
 
     def prob(self, history: tuple[int, ...], w: int) -> float:
         """P(w | history) for one word, unnormalised (pruned n-grams leave the tables a

@@ -49,6 +49,8 @@ DOC_YOUNG = 0.1
 # What the general trigram's word keeps after a word typed in lower case where it
 # completes the name that word opens when capitalised (`EnglishTables.name_ends`).
 NAME_AFTER_LOWER = 0.1
+# The least probability (of the general trigram's) of a name looked at so: 0.1% of it.
+NAME_FLOOR = 1e-3
 
 
 class Document(ABC):
@@ -338,7 +340,9 @@ class EnglishTables(WordTables):
         found = super().general_component(context, doc, standardise=standardise)
         if found is None:
             return None
-        ends = self.name_ends(context, standardise=standardise)
+        # The names worth a look: those the popup could show.
+        looked_at = np.flatnonzero(self._capitalised & (found.dense > NAME_FLOOR))
+        ends = self.name_ends(context, looked_at, standardise=standardise)
         if len(ends):
             found.dense[ends] *= NAME_AFTER_LOWER
             found.dense /= found.dense.sum()
@@ -352,36 +356,34 @@ class EnglishTables(WordTables):
         )
         return replace(found, confidence=max(0.0, float(prose)))
 
-    def name_ends(self, context: str, *, standardise: bool = False) -> np.ndarray:
-        """The ids of the capitalised words that the training text writes after the last
-        word before the cursor, typed in lower case, more often when that word is
-        capitalised: "York" after "new", "States" after "united".
+    def name_ends(
+        self, context: str, names: np.ndarray, *, standardise: bool = False
+    ) -> np.ndarray:
+        """The ids among `names` (capitalised words) that the training text writes after
+        the last word before the cursor, typed in lower case, more often when that word
+        is capitalised: "York" after "new", "States" after "united".
 
         The general trigram is blind to case: from its news text "the new" leads to
         "york" (a listed trigram), and "York" then led the popup after "what do you think
         about the new". The project's own tables keep case and know the name.
         """
-        if self.ngram is None:
-            return np.zeros(0, np.int64)
+        none = np.zeros(0, np.int64)
+        if self.ngram is None or not len(names):
+            return none
         spell = self.standard_spelling if standardise else None
         last = events_before(context, 200, 1, spell)
         word = last[0] if last else ""
         if not word[:1].islower():
-            return np.zeros(0, np.int64)
+            return none
         index = self.lexicon.index
         capital = index.get(word[0].upper() + word[1:])
         if capital is None:
-            return np.zeros(0, np.int64)
-        ids, counts = self.ngram.written_after(capital)
-        named = self._capitalised[ids]
-        ids, counts = ids[named], counts[named]
+            return none
+        counts = self.ngram.counts_after(capital, names)
         lower = index.get(word)
-        if lower is not None and len(ids):
-            lower_ids, lower_counts = self.ngram.written_after(lower)
-            at = np.searchsorted(lower_ids, ids)
-            hit = (at < len(lower_ids)) & (lower_ids[np.minimum(at, len(lower_ids) - 1)] == ids)
-            counts = counts - np.where(hit, lower_counts[np.minimum(at, len(lower_ids) - 1)], 0)
-        return ids[counts > 0]
+        if lower is not None:
+            counts -= self.ngram.counts_after(lower, names)
+        return names[counts > 0]
 
     def standard_spelling(self, word: str) -> str | None:
         return self.variants.standard(word)
