@@ -9,12 +9,14 @@ from pathlib import Path
 from nextword.data.corpus import (
     DOC_SEPARATOR,
     HSK_MEMBER,
+    Source,
     assign_positional_splits,
     assign_splits,
     group_verses_by_book,
     html_to_text,
     normalise_text,
     parse_verse,
+    prepare_source,
     read_hsk,
     segment_hsk,
     split_debref,
@@ -213,3 +215,23 @@ def test_hsk_documents_are_runs_of_one_level_and_topic(tmp_path: Path) -> None:
     assert [doc_id for doc_id, _ in docs] == ["hsk1/food/000", "hsk1/food/001", "hsk2/weather/000"]
     assert docs[0][1].splitlines() == ["我 想 喝 茶 。"] * 10
     assert docs[2][1] == "今天 天气 很 好 。"
+
+
+def test_a_standardised_source_keeps_its_held_out_text_as_typed(tmp_path: Path) -> None:
+    """The chats are trained on in the standard spelling; held-out chat is typed ("im"),
+    so dev and test are also written as typed, for the evaluation to read what a typist
+    writes."""
+    docs = [(f"c{i}", f"im here {i}\nu there") for i in range(300)]
+    source = Source(
+        "talk", "chat", "en", "test", lambda cache: ("here", cache), lambda path: iter(docs),
+        standardise=lambda cache: lambda text: text.replace("im", "I'm"),
+    )  # fmt: skip
+    entry = prepare_source(source, tmp_path / "cache", tmp_path / "out")
+    splits = entry["splits"]
+    assert isinstance(splits, dict) and "typed" not in splits["train"]
+    assert not (tmp_path / "out" / "train" / "talk-typed.txt").exists()
+    for split in ("dev", "test"):
+        typed = (tmp_path / "out" / split / "talk-typed.txt").read_text()
+        standard = (tmp_path / "out" / split / "talk.txt").read_text()
+        assert typed.startswith("im here") and standard == typed.replace("im", "I'm")
+        assert splits[split]["typed"]["documents"] == splits[split]["documents"] > 0

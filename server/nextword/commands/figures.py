@@ -199,6 +199,7 @@ class Runner:
 
 def run(args: argparse.Namespace) -> int:
     from nextword.commands.prepare_corpus import command_for
+    from nextword.data.corpus import TYPED
 
     for name in ("words", "doc_words", "typo_words", "chars", "hsk_chars", "jobs"):
         if getattr(args, name) < 1:
@@ -248,7 +249,7 @@ def run(args: argparse.Namespace) -> int:
     )
     prepare: list[Step] = []
     if missing:
-        command = command_for(missing, corpus)
+        command = command_for({s.removesuffix(TYPED) for s in missing}, corpus)
         if command is None:
             raise CommandError(f"{corpus} lacks {', '.join(missing)}, which no source prepares")
         prepare.append(Step(f"prepare the corpus ({', '.join(missing)})", tuple(command[1:])))

@@ -35,6 +35,9 @@ from nextword.engine.words import display_width, is_wide
 
 DOC_SEPARATOR = "\n\f\n"
 SPLITS = ("train", "dev", "test")
+# The suffix of a held-out split as typed, where the source is trained on in the standard
+# spelling (Source.standardise): dev/chat-typed.txt.
+TYPED = "-typed"
 # Hash buckets out of 100: [0, dev_end) -> dev, the next TEST_BUCKETS -> test, the rest -> train.
 DEV_BUCKETS = 3
 TEST_BUCKETS = 3
@@ -61,6 +64,10 @@ class Source:
     positional_split: bool = False
     # Word-segmented text (spaces between words): also written as <id>.seg.txt, spaces kept.
     segmented: bool = False
+    # Informal text, trained on in the standard spelling: given the cache, what turns a
+    # document into it. The dev and test splits are also written as typed, as
+    # <id>-typed.txt: held-out text is typed so, and the engine reads it so (TYPED).
+    standardise: Callable[[Path], Callable[[str], str]] | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -152,8 +159,7 @@ CHITCHAT_MEMBER = "chitchat_dataset/dataset.json"
 
 
 def fetch_chitchat(cache: Path) -> tuple[str, Path]:
-    """The conversations' wheel; the variants' data (data/variants.py) is fetched too,
-    into the same cache, since the reader spells the chat the standard way."""
+    """The conversations' wheel."""
     wheel = fetch_pypi(cache, CHITCHAT, sdist=False)
     return f"pypi:{wheel.name} {CHITCHAT_MEMBER}", wheel
 
@@ -714,11 +720,8 @@ def chitchat_reserved(conversation_id: str) -> bool:
 
 
 def read_chitchat(wheel: Path) -> Iterator[Document]:
-    """One document per conversation, one line per message, in the standard spelling
-    ("im" -> "I'm": engine/variants.py); the reserved tenth is never read."""
-    from nextword.data.variants import variants
-
-    spelling = variants(wheel.parent.parent)
+    """One document per conversation, one line per message, as typed; the reserved tenth
+    is never read."""
     with zipfile.ZipFile(wheel) as zf:
         conversations: dict[str, dict[str, list[list[dict[str, str]]]]] = json.loads(
             zf.read(CHITCHAT_MEMBER)
@@ -727,13 +730,21 @@ def read_chitchat(wheel: Path) -> Iterator[Document]:
         if chitchat_reserved(conversation_id):
             continue
         lines = [
-            spelling.standardise(" ".join(message["text"].split()))
+            " ".join(message["text"].split())
             for turn in conversation["messages"]
             for message in turn
         ]
         text = "\n".join(line for line in lines if line)
         if text:
             yield conversation_id, text
+
+
+def standard_spelling(cache: Path) -> Callable[[str], str]:
+    """Text in the standard spelling ("im" -> "I'm": engine/variants.py), from the
+    variants' data (data/variants.py), fetched into the cache."""
+    from nextword.data.variants import variants
+
+    return variants(cache).standardise
 
 
 def read_peoples_daily(path: Path) -> Iterator[Document]:
@@ -863,6 +874,7 @@ SOURCES: tuple[Source, ...] = (
         "MIT (the package's LICENSE: BYU Perception, Control and Cognition lab)",
         fetch_chitchat,
         read_chitchat,
+        standardise=standard_spelling,
     ),
     Source(
         "sotu",
@@ -984,9 +996,16 @@ def prepare_source(source: Source, cache: Path, out: Path) -> dict[str, object]:
     else:
         splits = assign_splits(source.id, docs, min_dev_words=source.min_dev_words)
     files: dict[str, dict[str, object]] = {}
+    standardise = source.standardise(cache) if source.standardise else None
     for split in SPLITS:
         texts = [text for (_, text), s in zip(docs, splits, strict=True) if s == split]
-        if source.segmented:
+        if standardise is not None:
+            typed = {}
+            if split != "train":
+                typed["typed"] = write_split(out / split / f"{source.id}{TYPED}.txt", texts)
+            texts = [standardise(text) for text in texts]
+            files[split] = {**write_split(out / split / f"{source.id}.txt", texts), **typed}
+        elif source.segmented:
             # The plain text is what users type; the segmented copy keeps word boundaries.
             seg = write_split(out / split / f"{source.id}.seg.txt", texts)
             texts = [text.replace(" ", "") for text in texts]
