@@ -49,7 +49,8 @@ DOC_YOUNG = 0.1
 # What the general trigram's word keeps after a word typed in lower case where it
 # completes the name that word opens when capitalised (`EnglishTables.name_ends`).
 NAME_AFTER_LOWER = 0.1
-# The least probability (of the general trigram's) of a name looked at so: 0.1% of it.
+# Only the names the general trigram gives at least this probability are looked up:
+# below it none would reach the popup.
 NAME_FLOOR = 1e-3
 
 
@@ -334,9 +335,9 @@ class EnglishTables(WordTables):
         model knows what people write, not code or its documentation (on those dev
         splits it cost 0.5-1 KSR points and 2-4 top-3 points at one weight for all), so
         its confidence is the share of the document's genre weights (genres.py) that is
-        not NOT_PROSE; the weight is fitted with that scaling (training/mixture.py).
-        The names it would complete after a word typed in lower case are damped
-        (`name_ends`)."""
+        not NOT_PROSE; the weight was fitted with that scaling (training/mixture.py),
+        then set by hand (mixture.json's general_chosen_by_hand). The names it would
+        complete after a word typed in lower case are damped (`name_ends`)."""
         found = super().general_component(context, doc, standardise=standardise)
         if found is None:
             return None
