@@ -202,6 +202,29 @@ def test_a_misspelling_is_offered_only_where_the_user_wrote_it(default_engine: A
     assert "recieve" not in [c.text for c in plain.decide("Did you ", "recieve", 5)]
 
 
+def test_the_chats_misspellings_are_neither_completions_nor_in_the_way(
+    default_engine: Any,
+) -> None:
+    """The chats write "seperate" and "tommorow" (models/misspellings.txt has them since
+    training/spelling.py's `typed_misspellings`): "sepe" completed to seperate alone,
+    and "tommorow", a word of the lexicon, was not corrected."""
+    for context, prefix, misspelled, meant in (
+        ("Put them in ", "sepe", "seperate", "separate"),
+        ("See you ", "tommo", "tommorow", "tomorrow"),
+    ):
+        offered = [
+            c.text for c in default_engine.decider().decide(context, prefix, 5, correct=True)
+        ]
+        assert misspelled not in offered, offered
+        assert corrected(default_engine, context, misspelled)[0] == (meant, True)
+    assert ("tomorrow", True) in corrected(default_engine, "See you ", "tommo")
+    # A correction typed in lower case takes the standard spelling too (filtering.py).
+    offered = [
+        c.text for c in default_engine.decider().decide("Put them in ", "sepe", 5, correct=True)
+    ]
+    assert "September" in offered and "september" not in offered, offered
+
+
 def test_a_word_the_user_wrote_or_learned_is_no_typo(default_engine: Any) -> None:
     """Issue 33: no correction for a word typed before in the document, or learned."""
     from nextword.engine import PersonalStore

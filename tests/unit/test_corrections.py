@@ -353,6 +353,29 @@ def test_a_word_one_mistake_from_a_far_commoner_one_is_a_misspelling() -> None:
     assert slips == {"recieved": 4e-7}  # English to the lists, never offered beyond them
 
 
+def test_the_lexicons_misspellings_are_the_slips_people_type(tmp_path) -> None:
+    """A slip of the lexicon's that Hunspell rejects, as typed and capitalised, and that
+    the chats and emails write: "seperate"; not code's "args", nor the name "london"."""
+    from nextword.training.spelling import typed_misspellings
+
+    model = tmp_path / "model"
+    model.mkdir()
+    words = ["args", "london", "separate", "seperate"]
+    (model / "lexicon.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+    genres = ["chat", "code", "email"]
+    counts = {"chat": [0, 3, 40, 9], "code": [300, 0, 2, 0], "email": [2, 1, 30, 1]}
+    np.savez(
+        model / "lexicon.npz",
+        genre_names=np.array(genres),
+        **{f"g{i}_unigram": np.array(counts[g], np.float32) for i, g in enumerate(genres)},
+    )
+    dic = tmp_path / "en_TEST"
+    dic.with_suffix(".aff").write_text("SET UTF-8\n", encoding="utf-8")
+    dic.with_suffix(".dic").write_text("2\nLondon\nseparate\n", encoding="utf-8")
+    slips = {"args", "london", "seperate", "tomatos"}  # tomatos: not in the lexicon
+    assert typed_misspellings(model, slips, dic) == {"seperate"}
+
+
 def test_the_fit_counts_two_edit_misspellings_and_scales_their_pairs() -> None:
     from nextword.training.typo_fit import fit, is_two_edits
 

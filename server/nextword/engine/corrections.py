@@ -276,6 +276,7 @@ class Corrector:
         spelling: Spelling | None = None,
         *,
         index_dir: Path | None = None,
+        misspelled: Container[str] = frozenset(),
     ):
         self.model = model
         self.spelling = spelling or Spelling()
@@ -285,12 +286,17 @@ class Corrector:
         shared = self.spelling.shared
         # The lexicon's prose words: in the general-English list, short, or a
         # contraction; the rest (identifiers: "hasname", "endswith") are never offered.
-        # Without the list to tell, every word of letters is.
+        # Without the list to tell, every word of letters is. A known misspelling
+        # (`misspelled`, lower case) is none: "tommorow" typed is corrected, two edits
+        # away, only where no word of the index starts with it.
         self.prose = np.array(
             [
-                (w.lower() in shared if shared else w.isalpha())
-                or (len(w) <= SHORT_WORD and w.isalpha())
-                or ("'" in w and _CONTRACTION.fullmatch(w) is not None)
+                (
+                    (w.lower() in shared if shared else w.isalpha())
+                    or (len(w) <= SHORT_WORD and w.isalpha())
+                    or ("'" in w and _CONTRACTION.fullmatch(w) is not None)
+                )
+                and w.lower() not in misspelled
                 for w in words
             ],
             dtype=bool,

@@ -221,9 +221,10 @@ def load_tables(
     else:
         extra = Spelling.read(spelling, lexicon.index) if spelling is not None else None
         spellings = Variants.load(variants) if variants is not None else Variants({})
-        tables = EnglishTables(lexicon, ngram, errors, extra, spellings)
+        misspelled = None
         if misspellings is not None:
-            tables.misspelled = Blocklist.load(misspellings, lexicon.words)
+            misspelled = Blocklist.load(misspellings, lexicon.words)
+        tables = EnglishTables(lexicon, ngram, errors, extra, spellings, misspelled)
         if general is not None:
             tables.general = GeneralTrigram.load(general, lexicon.words, lexicon.counts)
     if blocklist is not None:

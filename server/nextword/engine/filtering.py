@@ -111,6 +111,15 @@ def _words(
                     corrections[word], ranks[word] = p, mine.ranks[word]
         if corrections:
             mass += error_mass
+        if boundary.standardised:
+            # Typed in lower case, a correction is the lexicon's lower-case form ("the"
+            # for "The"): where that is a variant, its standard spelling ("sepe":
+            # September, not the chats' september).
+            for word in [w for w in corrections if tables.standard_spelling(w) is not None]:
+                respelled = tables.standard_spelling(word) or word
+                p, rank = corrections.pop(word), ranks.pop(word)
+                corrections[respelled] = max(corrections.get(respelled, 0.0), p)
+                ranks[respelled] = max(ranks.get(respelled, 0.0), rank)
     # Standard spellings, each replacing the prefix at its own probability here.
     standards: list[tuple[str, float]] = []
     if boundary.standardised and prefix.islower():

@@ -286,10 +286,15 @@ class EnglishTables(WordTables):
         errors: ErrorModel,
         spelling: Spelling | None = None,
         variants: Variants | None = None,
+        misspelled: Blocklist | None = None,
     ):
         self.lexicon = lexicon
         self.ngram = ngram
-        self.corrector = Corrector(lexicon.words, errors, spelling, index_dir=cache_dir())
+        self.misspelled = misspelled
+        known = misspelled.words if misspelled is not None else frozenset()
+        self.corrector = Corrector(
+            lexicon.words, errors, spelling, index_dir=cache_dir(), misspelled=known
+        )
         # Informal spellings ("dont") and where their probability goes.
         self.variants = variants or Variants({})
         self._standard = StandardSpelling(self.variants, lexicon.words, lexicon.index)

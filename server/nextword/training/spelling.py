@@ -17,9 +17,10 @@ own lexicon holds when it loads the list (the model ranks those in context), and
 takes the lexicon's words the list holds for its prose (the rest are identifiers,
 never corrections). Lines `word<TAB>frequency`, sorted by word.
 
-misspellings.txt holds codespell's allowed misspellings (data/misspellings.py), lower
-case, one a line, sorted: no completion, correction or phrase ever offers one unless
-the user wrote it (engine/offered.py).
+misspellings.txt holds codespell's allowed misspellings (data/misspellings.py), and the
+lexicon's words that people misspell (`typed_misspellings`: "seperate", "tommorow",
+"sooo"), lower case, one a line, sorted: no completion, correction or phrase ever
+offers one unless the user wrote it (engine/blocklist.py).
 """
 
 from __future__ import annotations
@@ -27,8 +28,12 @@ from __future__ import annotations
 import argparse
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
+import numpy as np
+
+from nextword.data import casing
 from nextword.data.misspellings import CODESPELL, allowed_pairs
 from nextword.data.misspellings import LICENSE as CODESPELL_LICENSE
 from nextword.data.wordfreq import LICENSE, WORDFREQ, english_frequencies
@@ -48,6 +53,11 @@ TYPO_RATIO = 20.0
 # alone take out 29, most of them drawn-out words ("sooo", "yesss").
 TWO_TYPO_RATIO = 100.0
 DOUBLES = ("insert_double", "omit_double")
+# A word of the lexicon is typed text's where the chats and emails write this share of
+# it or more: a misspelling there is a person's ("seperate" 1.0), where the code and
+# its documentation's names are not ("args" 0.0, "struct" 0.0, "eval" 0.29).
+TYPED_GENRES = ("chat", "email")
+TYPED_SHARE = 0.8
 DEFAULT_OUT = MODELS_DIR / "spelling.txt"
 DEFAULT_MISSPELLINGS = MODELS_DIR / "misspellings.txt"
 _WORD = re.compile(r"[a-z]+")
@@ -105,15 +115,45 @@ def two_slips_from_commoner(words: dict[str, float], frequencies: dict[str, floa
     return out
 
 
+def typed_misspellings(model: Path, slips: Iterable[str], dic: Path) -> set[str]:
+    """The words of `model`'s lexicon that people misspell: marked as slips of a far
+    commoner word (`select`), rejected by Hunspell's en_US dictionary `dic` in lower
+    case and capitalised (not a name), and written mostly in the chats and emails
+    (TYPED_SHARE). The chats write "seperate", "tommorow" and "sooo", and the lexicon
+    offered them: "sepe" completed to seperate alone."""
+    words = (model / "lexicon.txt").read_text(encoding="utf-8").split("\n")
+    index = {word: i for i, word in enumerate(words)}
+    with np.load(model / "lexicon.npz") as arrays:
+        names = [str(name) for name in arrays["genre_names"]]
+        counts = np.stack([arrays[f"g{i}_unigram"] for i in range(len(names))])
+    typed = [names.index(genre) for genre in TYPED_GENRES]
+    found = sorted(word for word in slips if word in index)
+    rejected = casing.rejected(found, dic)
+    names_rejected = casing.rejected([word.capitalize() for word in rejected], dic)
+    out = set()
+    for word in rejected:
+        column = counts[:, index[word]]
+        if (
+            word.capitalize() in names_rejected
+            and column[typed].sum() >= TYPED_SHARE * column.sum()
+        ):
+            out.add(word)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m nextword.training.spelling")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache/nextword/sources")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--misspellings", type=Path, default=DEFAULT_MISSPELLINGS)
+    parser.add_argument(
+        "--model", type=Path, default=MODELS_DIR / "en", help="whose lexicon's misspellings"
+    )
     args = parser.parse_args(argv)
     cache = args.cache
     misspellings = {wrong.lower() for wrong, _ in allowed_pairs(cache)}
     offered, slips = select(english_frequencies(cache), misspellings)
+    typed = typed_misspellings(args.model, slips, casing.dictionary(cache)) - misspellings
     lines = sorted(
         [(word, f"{word}\t{freq:.3g}") for word, freq in offered.items()]
         + [(word, f"{word}\t{freq:.3g}\t{SLIP}") for word, freq in slips.items()]
@@ -123,10 +163,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(offered):,} words (and {len(slips):,} marked {SLIP}) from PyPI {WORDFREQ} "
         f"({LICENSE}) -> {args.out}"
     )
-    args.misspellings.write_text("\n".join(sorted(misspellings)) + "\n", encoding="utf-8")
+    args.misspellings.write_text("\n".join(sorted(misspellings | typed)) + "\n", encoding="utf-8")
     print(
         f"{len(misspellings):,} misspellings from PyPI {CODESPELL} ({CODESPELL_LICENSE}, the "
-        f"allowed entries) -> {args.misspellings}"
+        f"allowed entries) and {len(typed):,} of {args.model}'s lexicon, typed "
+        f"(Debian {casing.PACKAGE}, {casing.LICENSE}) -> {args.misspellings}"
     )
     return 0
 
