@@ -168,19 +168,6 @@ def test_an_informal_history_reads_as_its_standard_spelling(default_engine):
     assert "think" in words, words
 
 
-def test_an_informal_window_slides_to_a_word_start_and_stays_bounded(default_engine):
-    """The model reads the standard spelling, a character longer here and there, so the
-    window's cut falls near, not at, the offset it was read at: still a word start."""
-    decider = default_engine.decider(window_tokens=32)
-    text = ""
-    for i in range(40):
-        text += f"im sure i dont know why u cant come {i} "
-        decider.decide(text, "", 3)
-        assert len(decider._scorer.tokens) <= 32
-        assert decider._anchor == 0 or text[decider._anchor - 1] == " "
-    assert decider._anchor > 0
-
-
 def test_one_chat_does_not_lead_a_context_it_alone_wrote(default_engine):
     """The chats' trigram has "yesterday my" once, followed by conductor: with the
     chats' strength (genres.SPARSE_STRENGTH) that one chat no longer leads."""

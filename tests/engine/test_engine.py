@@ -47,13 +47,25 @@ def test_next_word_reuses_the_kv_cache(tiny_engine: Engine):
     assert scorer.tokens_run - before_run == new_tokens
 
 
-def test_window_slides_and_stays_bounded(tiny_engine: Engine):
-    decider = tiny_engine.decider(window_tokens=32)
+@pytest.mark.parametrize(
+    ("engine", "line"),
+    [
+        ("tiny_engine", "word{n} and the cat "),
+        # Read in the standard spelling ("I'm sure I don't"), a character longer here and
+        # there: the cut falls near the offset it was read at, still at a word start.
+        ("default_engine", "im sure i dont know why u cant come {n} "),
+    ],
+)
+def test_window_slides_to_a_word_start_and_stays_bounded(
+    engine: str, line: str, request: pytest.FixtureRequest
+):
+    decider = request.getfixturevalue(engine).decider(window_tokens=32)
     text = ""
     for i in range(60):
-        text += f"word{i % 7} and the cat "
+        text += line.format(n=i % 7)
         decider.decide(text, "", 3)
         assert len(decider._scorer.tokens) <= 32
+        assert decider._anchor == 0 or text[decider._anchor - 1] == " "
     assert decider._anchor > 0
 
 
