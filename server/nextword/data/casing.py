@@ -125,18 +125,24 @@ def case_variants(
     return table
 
 
-def counts(model: Path) -> tuple[dict[str, float], dict[str, float]]:
-    """How often the training text of every genre but the chats, and all of it, wrote
-    each lexicon word of `model`, case kept: the per-genre unigram counts of its word
-    tables."""
+def genre_counts(model: Path) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The lexicon words of `model`, and how often each genre's training text wrote each
+    of them, case kept: the per-genre unigram counts of its word tables."""
     words = (model / "lexicon.txt").read_text(encoding="utf-8").split("\n")[:-1]
     with np.load(model / "lexicon.npz") as data:
         if "genre_names" not in data:
             raise CommandError(f"{model}: its word tables have no genres to count in")
         names = [str(n) for n in data["genre_names"]]
         per_genre = {n: data[f"g{i}_unigram"].astype(np.float64) for i, n in enumerate(names)}
-    edited = sum(c for n, c in per_genre.items() if n != "chat")
-    every = sum(per_genre.values())
+    return words, per_genre
+
+
+def counts(model: Path) -> tuple[dict[str, float], dict[str, float]]:
+    """How often the training text of every genre but the chats, and all of it, wrote
+    each lexicon word of `model`, case kept (`genre_counts`)."""
+    words, per_genre = genre_counts(model)
+    edited = np.sum([c for n, c in per_genre.items() if n != "chat"], axis=0)
+    every = np.sum(list(per_genre.values()), axis=0)
     return dict(zip(words, edited, strict=True)), dict(zip(words, every, strict=True))
 
 

@@ -115,8 +115,8 @@ def _words(
             # Typed in lower case, a correction is the lexicon's lower-case form ("the"
             # for "The"): where that is a variant, its standard spelling ("sepe":
             # September, not the chats' september).
-            for word in [w for w in corrections if tables.standard_spelling(w) is not None]:
-                respelled = tables.standard_spelling(word) or word
+            respelt = [(w, s) for w in corrections if (s := tables.standard_spelling(w))]
+            for word, respelled in respelt:
                 p, rank = corrections.pop(word), ranks.pop(word)
                 corrections[respelled] = max(corrections.get(respelled, 0.0), p)
                 ranks[respelled] = max(ranks.get(respelled, 0.0), rank)

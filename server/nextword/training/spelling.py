@@ -121,24 +121,19 @@ def typed_misspellings(model: Path, slips: Iterable[str], dic: Path) -> set[str]
     case and capitalised (not a name), and written mostly in the chats and emails
     (TYPED_SHARE). The chats write "seperate", "tommorow" and "sooo", and the lexicon
     offered them: "sepe" completed to seperate alone."""
-    words = (model / "lexicon.txt").read_text(encoding="utf-8").split("\n")
+    words, per_genre = casing.genre_counts(model)
     index = {word: i for i, word in enumerate(words)}
-    with np.load(model / "lexicon.npz") as arrays:
-        names = [str(name) for name in arrays["genre_names"]]
-        counts = np.stack([arrays[f"g{i}_unigram"] for i in range(len(names))])
-    typed = [names.index(genre) for genre in TYPED_GENRES]
+    typed = np.sum([per_genre[genre] for genre in TYPED_GENRES], axis=0)
+    every = np.sum(list(per_genre.values()), axis=0)
     found = sorted(word for word in slips if word in index)
     rejected = casing.rejected(found, dic)
     names_rejected = casing.rejected([word.capitalize() for word in rejected], dic)
-    out = set()
-    for word in rejected:
-        column = counts[:, index[word]]
-        if (
-            word.capitalize() in names_rejected
-            and column[typed].sum() >= TYPED_SHARE * column.sum()
-        ):
-            out.add(word)
-    return out
+    return {
+        word
+        for word in rejected
+        if word.capitalize() in names_rejected
+        and typed[index[word]] >= TYPED_SHARE * every[index[word]]
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
