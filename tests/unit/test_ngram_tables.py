@@ -47,8 +47,9 @@ def test_a_context_seen_gives_its_continuations_their_discounted_share() -> None
     # Every context's distribution sums to one before normalising: its own total,
     # not another context's, divides its counts.
     for u, v in [(a, b), (b, c), (c, a)]:
-        dense = ngram._apply("tri", u * (len(WORDS) + 2) + v, ngram._apply("bi", v, ngram._unigram))
-        assert dense.sum() == pytest.approx(1.0, abs=1e-4)
+        coef, terms = ngram.terms((u, v))
+        total = coef * ngram.unigram.sum() + sum(values.sum() for _, values in terms)
+        assert total == pytest.approx(1.0, abs=1e-4)
         assert ngram.distribution((u, v))[c] == pytest.approx(ngram.prob((u, v), c), rel=1e-4)
 
 
@@ -183,6 +184,24 @@ def test_each_genre_has_its_trigram_and_the_document_finds_its_own(tmp_path: Pat
     assert int(np.argmax(mixed)) == INDEX["law"]
 
 
+def test_the_genres_mix_as_their_own_distributions_would(tmp_path: Path) -> None:
+    # GenreNGram mixes the genres' unigrams in one product and adds their counts after
+    # (NGram.terms): the same as weighing each genre's normalised distribution, for a
+    # history seen in one genre, in both, in none, and a genre weighed out (< 1e-3).
+    chat = write(tmp_path, "chat", "hello how are you . the law is how you are . " * 20)
+    speech = write(tmp_path, "speech", "the law shall be the law . how are the law . " * 20)
+    arrays = build_genre_ngrams([chat, speech], INDEX, ["chat", "speech"], [0.5, 0.5])
+    model = GenreNGram.from_arrays(arrays, len(WORDS), evidence=2.0)
+    start = len(WORDS) + 1
+    the, law, how, c = INDEX["the"], INDEX["law"], INDEX["how"], INDEX["c"]
+    for history in [(start, start, how), (start, the, law), (start, c, c), (the, law, how)]:
+        for weights in [model.prior, np.array([0.9, 0.1]), np.array([1.0, 0.0])]:
+            pairs = zip(model.tables, weights, strict=True)
+            expected = sum(w * t.distribution(history) for t, w in pairs if w >= 1e-3)
+            got = model.distribution(history, weights)
+            np.testing.assert_allclose(got, expected / expected.sum(), rtol=1e-5)
+
+
 def test_ngram_ids_open_each_document_with_the_start_symbol(tmp_path: Path) -> None:
     path = write(tmp_path, "t", "hello you\n\f\nhow are")
     ids = list(ngram_ids([path], INDEX))
@@ -257,7 +276,7 @@ def test_the_tables_are_read_in_the_fewest_bytes_that_hold_them() -> None:
     assert narrow._a["tri_keys"].dtype == np.uint16
     for history in [(0, 1), (11, 0), (9, 9), (11, 11)]:
         np.testing.assert_allclose(narrow.distribution(history), wide.distribution(history))
-    assert narrow._apply("tri", 2**40, uniform) is uniform
+    assert find(narrow._a["tri_keys"], 2**40) is None
     for history in [(0, 1), (11, 0), (9, 9)]:
         assert narrow.prob(history, 2) == pytest.approx(wide.prob(history, 2))
 

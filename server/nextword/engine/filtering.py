@@ -159,7 +159,7 @@ def _typed(
     lex = tables.lexicon
     lo, hi = lex.prefix_range(prefix)
     probs = boundary.dense[lo:hi]
-    found = {lex.words[lo + i]: float(probs[i]) for i in _top(probs, n) if probs[i] > 0}
+    found = {lex.words[lo + i]: float(probs[i]) for i in top_indices(probs, n) if probs[i] > 0}
     extra = [(word, p) for word, p in boundary.extra.items() if word.startswith(prefix)]
     for word, p in extra:
         found[word] = found.get(word, 0.0) + p
@@ -186,9 +186,28 @@ def _typed(
     return found, typed_word, mass, known
 
 
-def _top(probs: np.ndarray, n: int) -> np.ndarray:
-    """The indices of the `n` largest of `probs`, in no order."""
-    return np.argpartition(-probs, n)[:n] if len(probs) > n else np.arange(len(probs))
+# `top_indices` reads a long array in blocks of this many values.
+_BLOCK = 64
+
+
+def top_indices(probs: np.ndarray, n: int) -> np.ndarray:
+    """The indices of the `n` largest of `probs`, in no order.
+
+    At a word start that is the whole lexicon, where a partition costs 0.4-0.7 ms here.
+    The n-th largest of the maxima of blocks of `_BLOCK` values is a floor the n
+    largest values all reach (n blocks hold a value at or over it), and few others
+    do: the partition runs over those (0.1 ms in all)."""
+    if len(probs) <= n:
+        return np.arange(len(probs))
+    if len(probs) >= 4 * n * _BLOCK:
+        whole = len(probs) // _BLOCK * _BLOCK
+        maxima = probs[:whole].reshape(-1, _BLOCK).max(axis=1)
+        if whole < len(probs):
+            maxima = np.append(maxima, probs[whole:].max())
+        floor = np.partition(maxima, len(maxima) - n)[len(maxima) - n]
+        near = np.flatnonzero(probs >= floor)
+        return near[np.argpartition(probs[near], len(near) - n)[len(near) - n :]]
+    return np.argpartition(probs, len(probs) - n)[len(probs) - n :]
 
 
 def _capital_of_lower_case(prefix: str) -> bool:
@@ -211,7 +230,7 @@ def _in_capitals(
     lower = prefix.lower()
     lo, hi = lex.prefix_range(lower)
     probs = boundary.dense[lo:hi]
-    for i in _top(probs, n):
+    for i in top_indices(probs, n):
         word = lex.words[lo + i]
         if probs[i] > 0 and word == word.lower() and (form := cased(word, "capital")) not in found:
             j = lex.index.get(form)

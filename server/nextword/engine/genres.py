@@ -51,18 +51,24 @@ class GenreNGram:
         prior: np.ndarray,
         evidence: float,
         fold: np.ndarray | None = None,
+        unigrams: np.ndarray | None = None,
     ):
         self.tables = tables
         self.names = names
         self.prior = prior / prior.sum()
         self.evidence = evidence  # the prior's weight in words (Mixture.genre_evidence_words)
         self.fold = fold  # how histories read a sentence's first word (ngram.fold_starts)
+        # (G, V): the genres' unigrams (the tables' own rows where `from_arrays` made
+        # them), so a distribution mixes them in one product.
+        self._unigrams = np.stack([t.unigram for t in tables]) if unigrams is None else unigrams
+        self._unigram_sums = self._unigrams.sum(axis=1, dtype=np.float64)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], size: int, evidence: float) -> GenreNGram:
         """The tables training/tables.py writes: `genre_names`, `genre_prior`, and each
         genre's NGram arrays and unigram counts under the prefix `g<i>_`."""
         names = [str(n) for n in arrays["genre_names"]]
+        unigrams = np.empty((len(names), size), dtype=np.float32)
         tables = []
         for i in range(len(names)):
             prefix = f"g{i}_"
@@ -73,25 +79,32 @@ class GenreNGram:
             followed = own.pop("uni_continuation", None)
             if followed is not None:
                 counts = followed.astype(np.float64)
-            unigram = (counts + 0.5) / (counts.sum() + 0.5 * size)
+            unigrams[i] = (counts + 0.5) / (counts.sum() + 0.5 * size)
             strength = SPARSE_STRENGTH.get(names[i], 0.0)
-            tables.append(NGram(own, unigram, strength=strength))
+            tables.append(NGram(own, unigrams[i], strength=strength))
         prior = arrays["genre_prior"].astype(np.float64)
-        return cls(tables, names, prior, evidence, arrays.get("start_fold"))
+        return cls(tables, names, prior, evidence, arrays.get("start_fold"), unigrams)
 
     def distribution(
         self, history: tuple[int, ...], weights: np.ndarray | None = None
     ) -> np.ndarray:
-        """P(w | history) for every lexicon word: the genres' n-grams mixed by
-        `weights` (default: the prior)."""
+        """P(w | history) for every lexicon word: the genres' n-grams, each normalised,
+        mixed by `weights` (default: the prior). Each genre's is `coef` * its unigram
+        plus a few sparse terms (`NGram.terms`): the unigrams are mixed in one
+        matrix-vector product, the terms added after."""
         weights = self.prior if weights is None else weights
-        out: np.ndarray | None = None
-        for table, weight in zip(self.tables, weights, strict=True):
+        coefs = np.zeros(len(self.tables))
+        sparse: list[tuple[np.ndarray, np.ndarray]] = []
+        for g, (table, weight) in enumerate(zip(self.tables, weights, strict=True)):
             if weight < 1e-3:  # a genre the document has ruled out costs nothing
                 continue
-            part = table.distribution(history) * np.float32(weight)
-            out = part if out is None else out + part
-        assert out is not None
+            coef, terms = table.terms(history)
+            total = coef * self._unigram_sums[g] + sum(float(v.sum()) for _, v in terms)
+            coefs[g] = weight * coef / total
+            sparse += [(ids, values * (weight / total)) for ids, values in terms]
+        out = coefs.astype(np.float32) @ self._unigrams
+        for ids, values in sparse:
+            out[ids] += values
         return out / out.sum()
 
     def counts_after(self, v: int, ids: np.ndarray) -> np.ndarray:

@@ -134,7 +134,8 @@ class NGram:
         strength: float = 0.0,
     ):
         self._a = arrays
-        self._unigram = unigram.astype(np.float32)
+        # Not copied where it is float32 already: GenreNGram passes rows of its stack.
+        self.unigram = np.asarray(unigram, dtype=np.float32)
         self._base = len(unigram) + 2
         self.fold = fold  # how histories read a sentence's first word (`fold_starts`)
         self._strength = strength
@@ -143,18 +144,27 @@ class NGram:
         """What a context seen `total` times adds to its total (see the class)."""
         return self._strength if total <= 1 else 0.0
 
-    def _apply(self, name: str, key: int, lower: np.ndarray) -> np.ndarray:
-        row = find(self._a[f"{name}_keys"], key)
-        if row is None:
-            return lower
-        lo, hi = self._a[f"{name}_ptr"][row], self._a[f"{name}_ptr"][row + 1]
-        seen = self._a[f"{name}_total"][row]
-        theta = self._theta(seen)
-        total = seen + theta
-        # In float32, as `lower` is: the continuation count may be read as an integer.
-        out = lower * np.float32((DISCOUNT * self._a[f"{name}_types"][row] + theta) / total)
-        out[self._a[f"{name}_next"][lo:hi]] += (self._a[f"{name}_count"][lo:hi] - DISCOUNT) / total
-        return out
+    def terms(self, history: tuple[int, ...]) -> tuple[float, list[tuple[np.ndarray, np.ndarray]]]:
+        """P(w | history) unnormalised, as `coef` * unigram plus sparse terms (ids,
+        values): each order's discounted counts, scaled by the backoff weights of the
+        orders above it. Kept apart so that mixing several tables (genres.py) scales
+        each unigram once, instead of the whole vocabulary once per order."""
+        coef = 1.0
+        terms: list[tuple[np.ndarray, np.ndarray]] = []
+        for name, key in self._contexts(history):
+            row = find(self._a[f"{name}_keys"], key)
+            if row is None:
+                continue
+            lo, hi = self._a[f"{name}_ptr"][row], self._a[f"{name}_ptr"][row + 1]
+            seen = float(self._a[f"{name}_total"][row])
+            theta = self._theta(seen)
+            total = seen + theta
+            backoff = (DISCOUNT * float(self._a[f"{name}_types"][row]) + theta) / total
+            coef *= backoff
+            terms = [(ids, values * backoff) for ids, values in terms]
+            counts = self._a[f"{name}_count"][lo:hi].astype(np.float64)
+            terms.append((self._a[f"{name}_next"][lo:hi], (counts - DISCOUNT) / total))
+        return coef, terms
 
     def _apply_one(self, name: str, key: int, w: int, lower: float) -> float:
         """`_apply` for the one word `w`: a row's next ids are sorted."""
@@ -200,7 +210,7 @@ class NGram:
     def prob(self, history: tuple[int, ...], w: int) -> float:
         """P(w | history) for one word, unnormalised (pruned n-grams leave the tables a
         little under 1): what the genres are scored by (genres.py)."""
-        p = float(self._unigram[w])
+        p = float(self.unigram[w])
         for name, key in self._contexts(history):
             p = self._apply_one(name, key, w, p)
         return p
@@ -208,7 +218,8 @@ class NGram:
     def distribution(self, history: tuple[int, ...]) -> np.ndarray:
         """P(w | history) for every lexicon word w, normalised; `history`: the ids
         before the cursor, oldest first (`history_ids`), two at least."""
-        p = self._unigram
-        for name, key in self._contexts(history):
-            p = self._apply(name, key, p)
+        coef, terms = self.terms(history)
+        p = self.unigram * np.float32(coef)
+        for ids, values in terms:
+            p[ids] += values
         return p / p.sum()

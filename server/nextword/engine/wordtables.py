@@ -205,10 +205,12 @@ class EnglishDocument(Document):
 
     def wrote(self, word: str, context: str) -> bool:
         """In the word counts (brought up to the boundary), in any of its cases."""
-        counts, index = self.counts, self._lexicon.index
-        for form in {word, word.lower(), word.capitalize()}:
+        # Asked for every listed word of every boundary's distribution (`screen`): a
+        # lexicon word is only ever counted in `known`, any other only in `unknown`.
+        index, known, unknown = self._lexicon.index, self.counts.known, self.counts.unknown
+        for form in (word, word.lower(), word.capitalize()):
             i = index.get(form)
-            if (i is not None and counts.known[i] > 0) or counts.unknown.get(form):
+            if (known[i] if i is not None else unknown.get(form, 0)) > 0:
                 return True
         return False
 
