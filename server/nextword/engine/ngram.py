@@ -144,6 +144,19 @@ class NGram:
         """What a context seen `total` times adds to its total (see the class)."""
         return self._strength if total <= 1 else 0.0
 
+    def _row(self, name: str, key: int) -> tuple[int, int, float, float] | None:
+        """The context `key` in the table `name`: its continuations' span [lo, hi) of
+        the row arrays, the total their counts are divided by (θ in it), and the
+        lower order's backoff weight; None where the table lacks the context."""
+        row = find(self._a[f"{name}_keys"], key)
+        if row is None:
+            return None
+        lo, hi = int(self._a[f"{name}_ptr"][row]), int(self._a[f"{name}_ptr"][row + 1])
+        seen = float(self._a[f"{name}_total"][row])
+        theta = self._theta(seen)
+        total = seen + theta
+        return lo, hi, total, (DISCOUNT * float(self._a[f"{name}_types"][row]) + theta) / total
+
     def terms(self, history: tuple[int, ...]) -> tuple[float, list[tuple[np.ndarray, np.ndarray]]]:
         """P(w | history) unnormalised, as `coef` * unigram plus sparse terms (ids,
         values): each order's discounted counts, scaled by the backoff weights of the
@@ -152,14 +165,10 @@ class NGram:
         coef = 1.0
         terms: list[tuple[np.ndarray, np.ndarray]] = []
         for name, key in self._contexts(history):
-            row = find(self._a[f"{name}_keys"], key)
-            if row is None:
+            found = self._row(name, key)
+            if found is None:
                 continue
-            lo, hi = self._a[f"{name}_ptr"][row], self._a[f"{name}_ptr"][row + 1]
-            seen = float(self._a[f"{name}_total"][row])
-            theta = self._theta(seen)
-            total = seen + theta
-            backoff = (DISCOUNT * float(self._a[f"{name}_types"][row]) + theta) / total
+            lo, hi, total, backoff = found
             coef *= backoff
             terms = [(ids, values * backoff) for ids, values in terms]
             counts = self._a[f"{name}_count"][lo:hi].astype(np.float64)
@@ -167,15 +176,12 @@ class NGram:
         return coef, terms
 
     def _apply_one(self, name: str, key: int, w: int, lower: float) -> float:
-        """`_apply` for the one word `w`: a row's next ids are sorted."""
-        row = find(self._a[f"{name}_keys"], key)
-        if row is None:
+        """One order of `terms` for the one word `w`: a row's next ids are sorted."""
+        found = self._row(name, key)
+        if found is None:
             return lower
-        lo, hi = self._a[f"{name}_ptr"][row], self._a[f"{name}_ptr"][row + 1]
-        seen = float(self._a[f"{name}_total"][row])
-        theta = self._theta(seen)
-        total = seen + theta
-        p = lower * (DISCOUNT * float(self._a[f"{name}_types"][row]) + theta) / total
+        lo, hi, total, backoff = found
+        p = lower * backoff
         at = find(self._a[f"{name}_next"][lo:hi], w)
         if at is not None:
             p += (float(self._a[f"{name}_count"][lo + at]) - DISCOUNT) / total
