@@ -162,17 +162,19 @@ class NGram:
         values): each order's discounted counts, scaled by the backoff weights of the
         orders above it. Kept apart so that mixing several tables (genres.py) scales
         each unigram once, instead of the whole vocabulary once per order."""
+        rows = [
+            (name, found)
+            for name, key in self._contexts(history)
+            if (found := self._row(name, key))
+        ]
+        # From the highest order down, each row's counts scaled once by the backoff
+        # weights of the orders above it; their product is the unigram's coefficient.
         coef = 1.0
         terms: list[tuple[np.ndarray, np.ndarray]] = []
-        for name, key in self._contexts(history):
-            found = self._row(name, key)
-            if found is None:
-                continue
-            lo, hi, total, backoff = found
-            coef *= backoff
-            terms = [(ids, values * backoff) for ids, values in terms]
+        for name, (lo, hi, total, backoff) in reversed(rows):
             counts = self._a[f"{name}_count"][lo:hi].astype(np.float64)
-            terms.append((self._a[f"{name}_next"][lo:hi], (counts - DISCOUNT) / total))
+            terms.append((self._a[f"{name}_next"][lo:hi], (counts - DISCOUNT) * (coef / total)))
+            coef *= backoff
         return coef, terms
 
     def _apply_one(self, name: str, key: int, w: int, lower: float) -> float:
