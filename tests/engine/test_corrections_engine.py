@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from helpers import FIXTURES
+from nextword.engine.decisions import POPUP_FLOOR
 from nextword.engine.words import WORD_RE
 
 
@@ -39,6 +40,25 @@ def test_a_popup_ends_before_words_far_less_likely_than_its_first(default_engine
     # A word the document wrote stays, however unlikely: a new name's second time.
     context = "We keep a zorblatt at home. Our "
     assert ("zorblatt", False) in corrected(default_engine, context, "zorb", 5)
+
+
+def test_the_word_typed_in_full_sets_the_popups_floor(default_engine: Any) -> None:
+    """After "Are you free this" the typed "this" is nearly all the words it starts;
+    its completions (thisline, this_cpu at a fraction of a thousandth of it) were the
+    popup, and the first the ghost text."""
+    decider = default_engine.decider()
+    context = "Are you free "
+    decider.decide(context, "", 5)
+    ranked = decider.filter_cached(context, "this", 5, typed=True)
+    assert ranked and ranked[0].text == "this"
+    own = ranked[0].prob
+    assert all(c.prob >= own * POPUP_FLOOR for c in ranked)
+    completions = decider.decide(context, "this", 5)
+    assert "this" not in [c.text for c in completions]
+    assert [c.text for c in completions] == [c.text for c in ranked[1:]]
+    # A likely completion of a word typed in full stays: "your" after "you".
+    decider.decide("I'll call ", "", 5)
+    assert "your" in [c.text for c in decider.decide("I'll call ", "you", 5)]
 
 
 def test_the_context_ranks_the_corrections(default_engine: Any) -> None:

@@ -331,6 +331,20 @@ async def test_inline_completion(client: LanguageClient) -> None:
     assert not (await inline(client, doc)).items
 
 
+async def test_a_word_typed_in_full_gets_no_far_less_likely_completion(
+    client: LanguageClient,
+) -> None:
+    """After "Are you free this" the typed word is nearly all the words it starts: no
+    ghost text, and no popup of code names at a fraction of a thousandth of it (this_cpu,
+    thisline); after "I'll call you" your is likely enough for the popup."""
+    doc = open_doc(client, URI, "Are you free this")
+    assert not (await inline(client, doc)).items
+    for item in (await complete(client, doc)).items:
+        assert item.detail is not None and float(item.detail.rstrip("%")) >= 0.1, item
+    doc = open_doc(client, URI_B, "I'll call you")
+    assert "your" in [item.label for item in (await complete(client, doc)).items]
+
+
 async def test_stats_request_and_command(client: LanguageClient) -> None:
     doc = open_doc(client, URI, "The sun rose over the ")
     await complete(client, doc)

@@ -45,6 +45,9 @@ SPELLED_SHARE = 1e-3
 # first is don't at 100%, and the places left were filled with donut, dont_inherit and
 # donate at 1e-7, noise to read past. A typist never takes such a word: 1,500 words
 # of dev chat and email type the same with it, to four places (KSR@1/3/5, top-1/3).
+# The word typed in full counts as the first: after "Are you free this" the typed
+# "this" holds 99.6% of the words it starts, and the popup was thisline, thisclass,
+# this_cpu at 0.06% each, the ghost text "line".
 # The words beyond the lexicon that the document or the user wrote stay, whatever
 # their probability. This came when a name written once sat at P ~ 0 until the
 # document repeated a word; the document cache's prior (wordtables.DOC_YOUNG) now
@@ -195,8 +198,9 @@ class BoundaryDecider:
         if cached is not None and (cached or not spell or not prefix):
             return cached
         boundary = self._advance(context)
-        ranked = self._filter(boundary, prefix, max(k, self.top_k), correct)
-        if spell and not ranked and prefix and not spelled_before(boundary, prefix):
+        ranked = self._ranked(boundary, prefix, k, correct)
+        unknown = prefix and not _completes(ranked, prefix)
+        if spell and unknown and not spelled_before(boundary, prefix):
             # Nothing known starts with the prefix, nor does it misspell a known word
             # (with `correct`): spell words out with the model (a new name), and keep
             # them with the boundary so the next keystrokes filter them for free.
@@ -210,14 +214,22 @@ class BoundaryDecider:
             boundary.spelled = boundary.spelled.union(spelled.keys() - boundary.extra.keys())
             boundary.extra = {**spelled, **boundary.extra}
             self.stats.spelled += 1
-            ranked = self._filter(boundary, prefix, max(k, self.top_k), correct)
-        return self._order(_above_floor(ranked, boundary), k)
+            ranked = self._ranked(boundary, prefix, k, correct)
+        return self._popup(ranked, boundary, prefix, k)
 
     def filter_cached(
-        self, context: str, prefix: str, k: int = 5, *, correct: bool | CorrectionGate = False
+        self,
+        context: str,
+        prefix: str,
+        k: int = 5,
+        *,
+        correct: bool | CorrectionGate = False,
+        typed: bool = False,
     ) -> list[Candidate] | None:
         """The decision at `context` filtered by `prefix`, or None when none is cached;
-        `correct` as `_filter` reads it.
+        `correct` as `_filter` reads it; with `typed`, the prefix itself as a word
+        among the candidates where it ranks (ghost text shows no completion less
+        likely than the word typed in full).
 
         Never calls the model, and reads the cached decision once (a boundary, once
         published, is only replaced), so a thread other than the inference worker may
@@ -229,8 +241,7 @@ class BoundaryDecider:
         if k <= 0 or (prefix and not is_word(prefix)):
             return []
         self.stats.cache_hits += 1
-        ranked = self._filter(boundary, prefix, max(k, self.top_k), correct)
-        return self._order(_above_floor(ranked, boundary), k)
+        return self._popup(self._ranked(boundary, prefix, k, correct), boundary, prefix, k, typed)
 
     # -- the boundary decision --------------------------------------------------------
 
@@ -469,6 +480,28 @@ class BoundaryDecider:
             gate = None
         return filter_words(boundary, prefix, n, self.tables, correct=gate, typed=typed)
 
+    def _ranked(
+        self, boundary: Boundary, prefix: str, k: int, correct: bool | CorrectionGate
+    ) -> list[Candidate]:
+        """What a popup is cut from: the likeliest `top_k` (at least `k`) words for
+        `prefix`, and the prefix itself as a word where it ranks (`_above_floor`). At a
+        word start, as many as the word start's own readers ask for (the candidates
+        kept with the boundary, `filter_words`)."""
+        n = max(k, self.top_k) + (1 if prefix else 0)
+        return self._filter(boundary, prefix, n, correct, typed=True)
+
+    def _popup(
+        self, ranked: list[Candidate], boundary: Boundary, prefix: str, k: int, typed: bool = False
+    ) -> list[Candidate]:
+        """The `k` words to offer of `ranked` (`_ranked`), above the floor; with `typed`,
+        the prefix typed in full among them too, where its probability puts it."""
+        kept = _above_floor(ranked, boundary)
+        own = next((c for c in kept if _is_typed(c, prefix)), None)
+        words = self._order([c for c in kept if c is not own], k)
+        if typed and own is not None:
+            words.insert(sum(c.prob > own.prob for c in words), own)
+        return words
+
     def mistake_masses(self, context: str, prefix: str) -> Masses | None:
         """What the correction gate weighs at `prefix` after `context` (`Masses`: the
         known words' probability A, the error mass B, whether it reads as a name);
@@ -497,7 +530,7 @@ def _above_floor(ranked: list[Candidate], boundary: Boundary) -> list[Candidate]
     """`ranked` less the words `POPUP_FLOOR` leaves out, but for the words beyond the
     lexicon other than the token search's guesses: the document's and the user's own,
     as filtering.py reads them too (with them, a standard spelling the lexicon lacks,
-    "iPhone")."""
+    "iPhone"). The prefix typed in full, where `ranked` has it, counts for the floor."""
     if not ranked:
         return ranked
     floor = max(c.prob for c in ranked) * POPUP_FLOOR
@@ -506,3 +539,13 @@ def _above_floor(ranked: list[Candidate], boundary: Boundary) -> list[Candidate]
         for c in ranked
         if c.prob >= floor or (c.text in boundary.extra and c.text not in boundary.spelled)
     ]
+
+
+def _is_typed(candidate: Candidate, prefix: str) -> bool:
+    """Whether `candidate` is the prefix typed in full (not a correction of it)."""
+    return bool(prefix) and candidate.text == prefix and not candidate.correction
+
+
+def _completes(ranked: list[Candidate], prefix: str) -> bool:
+    """Whether any of `ranked` is more than the prefix typed in full."""
+    return any(not _is_typed(c, prefix) for c in ranked)

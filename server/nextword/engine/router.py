@@ -101,10 +101,12 @@ class RoutingDecider:
         return decider.decide(context, prefix, k, spell=spell, correct=correct)
 
     def filter_cached(
-        self, context: str, prefix: str, k: int = 5, *, correct: bool = False
+        self, context: str, prefix: str, k: int = 5, *, correct: bool = False, typed: bool = False
     ) -> list[Candidate] | None:
         decider = self.pick(context, prefix)
-        return [] if decider is None else decider.filter_cached(context, prefix, k, correct=correct)
+        if decider is None:
+            return []
+        return decider.filter_cached(context, prefix, k, correct=correct, typed=typed)
 
     def guess(self, context: str, prefix: str) -> Candidate | None:
         decider = self.pick(context, prefix)

@@ -60,11 +60,13 @@ def inline_list(
     phrase: str | None = None,
 ) -> types.InlineCompletionList:
     """Ghost text: the phrase, or else the best word that extends the typed prefix; both
-    replace the prefix, and the client shows what follows it.
+    replace the prefix, and the client shows what follows it. `candidates` are the
+    engine's, best first, the prefix itself among them where it is a word.
 
     Never a correction: ghost text can only append to what was typed. Nor a lesser word
     where a likelier one is the prefix's word with capitals ("sat": Saturday, not
-    satellite): none then.
+    satellite), or the prefix itself ("you" is likelier than your after "I'll call
+    you"): none then.
     """
     text = phrase or _ghost(candidates, prefix)
     if text is None:
@@ -75,8 +77,8 @@ def inline_list(
 
 def _ghost(candidates: Sequence[Candidate], prefix: str) -> str | None:
     for c in candidates:
-        if c.recased(prefix):
+        if c.recased(prefix) or (c.text == prefix and not c.correction):
             return None
-        if not c.correction:
+        if not c.correction and c.text.startswith(prefix) and is_candidate(c.text):
             return c.text
     return None

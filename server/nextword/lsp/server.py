@@ -421,7 +421,7 @@ async def inline_completion(
     phrase = await ls.sessions.phrase(uri, doc, position, generation=generation)
     prefix = answer.prefix
     return items.inline_list(
-        items.offered(answer.candidates, prefix),
+        answer.candidates,
         prefix_range(doc, position, prefix),
         prefix=prefix,
         phrase=phrase,

@@ -53,6 +53,7 @@ class Answer:
     """A request's words: the typed prefix and the candidates for it."""
 
     prefix: str
+    # Best first; the prefix itself among them where it is a word (`Sessions._filter`).
     candidates: list[Candidate]
     # For the first completion answered from a new boundary decision: how it was made.
     boundary: Source | None = None
@@ -301,8 +302,10 @@ class Sessions:
     def _filter(
         self, s: Session, context: str, prefix: str, k: int, correct: bool
     ) -> list[Candidate]:
-        """The decision at `context` filtered by `prefix`; never a model call."""
+        """The decision at `context` filtered by `prefix`, the prefix typed in full among
+        the words where it ranks (items.py shows no completion less likely than it);
+        never a model call."""
         decider = s.decider
         if decider is None:
             return []
-        return decider.filter_cached(context, prefix, k, correct=correct) or []
+        return decider.filter_cached(context, prefix, k, correct=correct, typed=True) or []
