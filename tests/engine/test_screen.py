@@ -29,6 +29,24 @@ def test_offensive_words_are_offered_only_once_written(default_engine: Engine) -
             assert word in blocked_offered(default_engine, written), (context, word)
 
 
+def test_a_document_reads_all_listed_words_at_once_as_it_reads_each(
+    default_engine: Engine,
+) -> None:
+    """`wrote_listed` (every boundary's screen) is `wrote` for each listed word: the
+    word as listed, in lower case or capitalised, a lexicon word or not."""
+    tables = default_engine.tables
+    for listed in (tables.blocklist, tables.misspelled):
+        assert listed is not None and len(listed.listed) > 20
+        sample = listed.listed[::5]
+        cases = [f(w) for w in sample for f in (str, str.lower, str.capitalize, str.upper)]
+        text = " ".join(cases[::3]) + " "
+        doc = tables.document()
+        doc.components(text, default_engine.mixture)  # counts the words, as a boundary does
+        found = doc.wrote_listed(listed, text)
+        assert 0 < found.sum() < len(found)
+        assert found.tolist() == [doc.wrote(w, text) for w in listed.listed]
+
+
 def test_a_learned_offensive_word_is_offered(default_engine: Engine) -> None:
     context, word = next(
         (c, sorted(w)[0])

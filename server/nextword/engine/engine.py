@@ -223,10 +223,10 @@ def load_tables(
         spellings = Variants.load(variants) if variants is not None else Variants({})
         misspelled = None
         if misspellings is not None:
-            misspelled = Blocklist.load(misspellings, lexicon.words)
+            misspelled = Blocklist.load(misspellings, lexicon.words, lexicon.index)
         tables = EnglishTables(lexicon, ngram, errors, extra, spellings, misspelled)
         if general is not None:
             tables.general = GeneralTrigram.load(general, lexicon.words, lexicon.counts)
     if blocklist is not None:
-        tables.blocklist = Blocklist.load(blocklist, lexicon.words)
+        tables.blocklist = Blocklist.load(blocklist, lexicon.words, lexicon.index)
     return tables

@@ -75,6 +75,10 @@ class Document(ABC):
         """Whether the document before the cursor (`context`) has `word`."""
         return word in context
 
+    def wrote_listed(self, listed: Blocklist, context: str) -> np.ndarray:
+        """`wrote` for each word of `listed` (`Blocklist.listed`), as one array."""
+        return np.array([self.wrote(word, context) for word in listed.listed], dtype=bool)
+
 
 class WordTables(ABC):
     """The lexicon a decider ranks and what is special about its language."""
@@ -123,9 +127,10 @@ class WordTables(ABC):
         `learned` (the personal store's words) has; with `standardise`, a variant
         spelling (English)."""
         for listed in self._screened(block):
-            listed.remove(
-                mixed, extra, self.lexicon.words, lambda w: w in learned or doc.wrote(w, context)
-            )
+            listed.remove(mixed, doc.wrote_listed(listed, context), learned)
+            for word in [w for w in extra if listed.blocks(w)]:
+                if word not in learned and not doc.wrote(word, context):
+                    del extra[word]
 
     def offers(
         self, word: str, context: str, doc: Document, *, block: bool, learned: Container[str] = ()
@@ -205,14 +210,28 @@ class EnglishDocument(Document):
 
     def wrote(self, word: str, context: str) -> bool:
         """In the word counts (brought up to the boundary), in any of its cases."""
-        # Asked for every listed word of every boundary's distribution (`screen`): a
-        # lexicon word is only ever counted in `known`, any other only in `unknown`.
+        # A lexicon word is only ever counted in `known`, any other only in `unknown`.
         index, known, unknown = self._lexicon.index, self.counts.known, self.counts.unknown
         for form in (word, word.lower(), word.capitalize()):
             i = index.get(form)
             if (known[i] if i is not None else unknown.get(form, 0)) > 0:
                 return True
         return False
+
+    def wrote_listed(self, listed: Blocklist, context: str) -> np.ndarray:
+        """`wrote` for every listed word at once: asked at every boundary (`screen`),
+        for the hundreds of words of the blocklist and the misspellings."""
+        known = self.counts.known
+        found = known[listed.ids] > 0
+        cases = listed.cases
+        found |= ((cases >= 0) & (known[cases] > 0)).any(axis=1)
+        # A case the lexicon lacks ("Sooo" beside the lexicon's sooo) is counted among
+        # the document's few unknown words.
+        for word, count in self.counts.unknown.items():
+            for j in listed.by_lower.get(word.lower(), ()) if count > 0 else ():
+                if word in (listed.listed[j].lower(), listed.listed[j].capitalize()):
+                    found[j] = True
+        return found
 
     def components(self, context: str, mixture: Mixture, *, update: bool = True) -> list[Component]:
         computed = mixture.computed()
