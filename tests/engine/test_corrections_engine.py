@@ -222,6 +222,20 @@ def test_a_misspelling_is_offered_only_where_the_user_wrote_it(default_engine: A
     assert "recieve" not in [c.text for c in plain.decide("Did you ", "recieve", 5)]
 
 
+def test_a_letter_drawn_out_is_offered_only_once_written(default_engine: Any) -> None:
+    """The chats draw letters out ("soooo", "wayyyy"): models/misspellings.txt has
+    them since training/spelling.py's `drawn_out`, as it has their other misspellings."""
+    drawn = {"sooo", "soooo", "sooooo", "wayyy", "wayyyy", "wayyyyy"}
+    decider = default_engine.decider()
+    for context, prefix in (("That is ", "so"), ("That is ", "soo"), ("It was ", "way")):
+        decider.decide(context, "", 5)
+        offered = {c.text for c in decider.decide(context, prefix, 50)}
+        assert not offered & drawn, offered
+    context = "I miss you soooo much. It is "
+    decider.decide(context, "", 5)
+    assert "soooo" in {c.text for c in decider.decide(context, "sooo", 50)}
+
+
 def test_the_chats_misspellings_are_neither_completions_nor_in_the_way(
     default_engine: Any,
 ) -> None:

@@ -376,6 +376,33 @@ def test_the_lexicons_misspellings_are_the_slips_people_type(tmp_path) -> None:
     assert typed_misspellings(model, slips, dic) == {"seperate"}
 
 
+def test_a_letter_drawn_out_is_no_spelling_to_offer(tmp_path) -> None:
+    """ "soooo" and "Soooo" (the chats' stress) cut to "so"; not "IEEE" (capitals), "www"
+    (one letter), "pppd" (the technical text's), nor "sooon", whose cut "soon" is
+    rarer than it here."""
+    from nextword.training.spelling import drawn_out
+
+    model = tmp_path / "model"
+    model.mkdir()
+    words = ["IEEE", "Soooo", "ie", "pd", "pppd", "so", "soon", "sooon", "soooo", "www"]
+    (model / "lexicon.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+    genres = ["chat", "email", "technical"]
+    counts = {
+        "chat": [0, 2, 1, 1, 0, 900, 1, 5, 9, 3],
+        "email": [0, 0, 0, 0, 0, 100, 1, 0, 1, 0],
+        "technical": [40, 0, 50, 9, 6, 90, 0, 0, 0, 30],
+    }
+    np.savez(
+        model / "lexicon.npz",
+        genre_names=np.array(genres),
+        **{f"g{i}_unigram": np.array(counts[g], np.float32) for i, g in enumerate(genres)},
+    )
+    dic = tmp_path / "en_TEST"
+    dic.with_suffix(".aff").write_text("SET UTF-8\n", encoding="utf-8")
+    dic.with_suffix(".dic").write_text("5\nie\npd\nso\nsoon\nwww\n", encoding="utf-8")
+    assert drawn_out(model, dic) == {"soooo"}
+
+
 def test_the_fit_counts_two_edit_misspellings_and_scales_their_pairs() -> None:
     from nextword.training.typo_fit import fit, is_two_edits
 

@@ -17,10 +17,11 @@ own lexicon holds when it loads the list (the model ranks those in context), and
 takes the lexicon's words the list holds for its prose (the rest are identifiers,
 never corrections). Lines `word<TAB>frequency`, sorted by word.
 
-misspellings.txt holds codespell's allowed misspellings (data/misspellings.py), and the
+misspellings.txt holds codespell's allowed misspellings (data/misspellings.py), the
 lexicon's words that people misspell (`typed_misspellings`: "seperate", "tommorow",
-"sooo"), lower case, one a line, sorted: no completion, correction or phrase ever
-offers one unless the user wrote it (engine/blocklist.py).
+"sooo") and those that draw a letter out (`drawn_out`: "soooo", "wayyyy"), lower case,
+one a line, sorted: no completion, correction or phrase ever offers one unless the
+user wrote it (engine/blocklist.py).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import argparse
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from itertools import product
 from pathlib import Path
 
 import numpy as np
@@ -61,6 +63,7 @@ TYPED_SHARE = 0.8
 DEFAULT_OUT = MODELS_DIR / "spelling.txt"
 DEFAULT_MISSPELLINGS = MODELS_DIR / "misspellings.txt"
 _WORD = re.compile(r"[a-z]+")
+_DRAWN = re.compile(r"([a-z])\1{2,}")
 
 
 def select(
@@ -136,6 +139,49 @@ def typed_misspellings(model: Path, slips: Iterable[str], dic: Path) -> set[str]
     }
 
 
+def drawn_out(model: Path, dic: Path) -> set[str]:
+    """The words of `model`'s lexicon with a letter drawn out (three or more running:
+    "soooo", "wayyyy", "niceeee", "hmmm"), in lower case, where the runs cut to one or
+    two letters spell a word Hunspell's en_US dictionary `dic` accepts and the lexicon
+    counts more often ("so", "way", "nice", "hmm"): the chats' stress, not a spelling to
+    offer. Only words the chats and emails write (TYPED_SHARE: not "pppd"), not one
+    Hunspell accepts, nor one whose likeliest form is in capitals ("IEEE", "VIII"), nor
+    one letter repeated ("www", "zzz")."""
+    words, per_genre = casing.genre_counts(model)
+    typed_counts = np.sum([per_genre[genre] for genre in TYPED_GENRES], axis=0)
+    total: dict[str, float] = defaultdict(float)
+    typed: dict[str, float] = defaultdict(float)
+    shouted: dict[str, float] = defaultdict(float)
+    for word, count, by_typists in zip(
+        words, np.sum(list(per_genre.values()), axis=0), typed_counts, strict=True
+    ):
+        total[word.lower()] += count
+        typed[word.lower()] += by_typists
+        if word.isupper() and len(word) > 1:
+            shouted[word.lower()] += count
+    shorter: dict[str, set[str]] = {}
+    for low, count in total.items():
+        runs = _DRAWN.findall(low)
+        if not low.isalpha() or not runs or len(set(low)) == 1 or shouted[low] > count / 2:
+            continue
+        if typed[low] < TYPED_SHARE * count:
+            continue
+        parts = _DRAWN.split(low)  # text, a run's letter, text, ...
+        cut = {
+            "".join(part * lengths[i // 2] if i % 2 else part for i, part in enumerate(parts))
+            for lengths in product((1, 2), repeat=len(runs))
+        }
+        common = {w for w in cut if total.get(w, 0.0) > count}
+        if common:
+            shorter[low] = common
+    if not shorter:
+        return set()
+    cuts = set().union(*shorter.values())
+    accepted = cuts - casing.rejected(cuts, dic)
+    drawn = {low for low, cut in shorter.items() if cut & accepted}
+    return drawn & casing.rejected(drawn, dic)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m nextword.training.spelling")
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache/nextword/sources")
@@ -148,7 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     cache = args.cache
     misspellings = {wrong.lower() for wrong, _ in allowed_pairs(cache)}
     offered, slips = select(english_frequencies(cache), misspellings)
-    typed = typed_misspellings(args.model, slips, casing.dictionary(cache)) - misspellings
+    dic = casing.dictionary(cache)
+    typed = typed_misspellings(args.model, slips, dic) - misspellings
+    drawn = drawn_out(args.model, dic) - misspellings - typed
     lines = sorted(
         [(word, f"{word}\t{freq:.3g}") for word, freq in offered.items()]
         + [(word, f"{word}\t{freq:.3g}\t{SLIP}") for word, freq in slips.items()]
@@ -158,11 +206,13 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(offered):,} words (and {len(slips):,} marked {SLIP}) from PyPI {WORDFREQ} "
         f"({LICENSE}) -> {args.out}"
     )
-    args.misspellings.write_text("\n".join(sorted(misspellings | typed)) + "\n", encoding="utf-8")
+    listed = misspellings | typed | drawn
+    args.misspellings.write_text("\n".join(sorted(listed)) + "\n", encoding="utf-8")
     print(
         f"{len(misspellings):,} misspellings from PyPI {CODESPELL} ({CODESPELL_LICENSE}, the "
-        f"allowed entries) and {len(typed):,} of {args.model}'s lexicon, typed "
-        f"(Debian {casing.PACKAGE}, {casing.LICENSE}) -> {args.misspellings}"
+        f"allowed entries), {len(typed):,} of {args.model}'s lexicon, typed, and "
+        f"{len(drawn):,} drawn out (Debian {casing.PACKAGE}, {casing.LICENSE}) -> "
+        f"{args.misspellings}"
     )
     return 0
 
