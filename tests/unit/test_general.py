@@ -129,3 +129,22 @@ def test_the_distribution_backs_off_as_arpa_does_but_damped(tmp_path: Path) -> N
     uni = np.array([10**-0.5 / 4, 3 * 10**-0.5 / 4, 10**-0.6, 10**-0.7])
     np.testing.assert_allclose(general.distribution("zzz"), uni / uni.sum(), rtol=2e-3)
     np.testing.assert_allclose(general.distribution("B A"), general.distribution("b a"))
+
+
+def test_inside_a_sentence_a_capital_that_opens_one_is_its_lower_case_word(
+    tmp_path: Path,
+) -> None:
+    """ "A" (the n-gram's fold reads it as "a" inside a sentence) shares "a"'s
+    probability by the counts at a sentence start only; inside one, "a" has it all."""
+    path = tmp_path / "en-us.lm.bin"
+    path.write_bytes(sphinx_trie())
+    lexicon = ["A", "a", "b", "c"]
+    words, arrays = general_tables(read_trie(path), {w.lower() for w in lexicon})
+    counts = np.array([3.0, 1.0, 1.0, 1.0])
+    plain = GeneralTrigram(words, arrays, lexicon, counts)
+    fold = np.array([1, 1, 2, 3, 4, 5])  # lexicon ids, then unknown and <s>
+    folded = GeneralTrigram(words, arrays, lexicon, counts, fold)
+    start, inside = folded.distribution(""), folded.distribution("b ")
+    np.testing.assert_allclose(start, plain.distribution(""))
+    assert start[0] == pytest.approx(3 * start[1])
+    assert inside[0] == 0.0 and inside[1] == pytest.approx(plain.distribution("b ")[:2].sum())

@@ -62,7 +62,10 @@ class GeneralTrigram:
         arrays: dict[str, np.ndarray],
         lexicon_words: list[str],
         counts: np.ndarray,
+        fold: np.ndarray | None = None,
     ):
+        """`counts`: each lexicon word's in the training text; `fold`: the id each
+        lexicon id is read as inside a sentence (the n-gram's `start_fold`)."""
         self._n = len(words)
         self._index = {w: i for i, w in enumerate(words)}
         self._start = self._index.get(START)
@@ -78,12 +81,28 @@ class GeneralTrigram:
         )
         totals = np.bincount(self._forms, weights=counts, minlength=self._n + 1)
         self._share = (counts / np.maximum(totals[self._forms], 1)).astype(np.float32)
+        # Inside a sentence, a capital that mostly opens one is its lower-case word:
+        # the mailing lists' headings wrote "Discuss" more often than anyone wrote
+        # "discuss", and "Can we move our meeting to" offered Discuss.
+        self._share_inside = self._share
+        if fold is not None:
+            ids = np.arange(len(counts))
+            capitals = ids[fold[: len(counts)] != ids]
+            inside = counts.copy()
+            inside[capitals] = 0.0
+            np.add.at(inside, fold[capitals], counts[capitals])
+            self._share_inside = (inside / np.maximum(totals[self._forms], 1)).astype(np.float32)
 
     @classmethod
     def load(
-        cls, model_dir: Path, lexicon_words: list[str], counts: np.ndarray
+        cls,
+        model_dir: Path,
+        lexicon_words: list[str],
+        counts: np.ndarray,
+        fold: np.ndarray | None = None,
     ) -> GeneralTrigram | None:
-        """The model directory's general/ tables; None where it has none.
+        """The model directory's general/ tables; None where it has none. `counts` and
+        `fold` as the tables are made with.
 
         Raises:
             ModelError: they are there but not readable as these tables.
@@ -96,7 +115,7 @@ class GeneralTrigram:
             arrays = {k: np.load(path / f"{k}.npy", mmap_mode="r") for k in ARRAYS}
             if len(arrays["uni_logp"]) != len(words) or len(arrays["bi_ptr"]) != len(words) + 1:
                 raise ValueError("the arrays do not match words.txt")
-            return cls(words, arrays, lexicon_words, counts.astype(np.float64))
+            return cls(words, arrays, lexicon_words, counts.astype(np.float64), fold)
         except (OSError, ValueError, UnicodeDecodeError) as err:
             raise ModelError(
                 f"{path} is unreadable ({type(err).__name__}); rebuild it with "
@@ -127,5 +146,6 @@ class GeneralTrigram:
                     p[a["tri_next"][lo:hi]] = np.power(
                         10.0, a["tri_logp"][lo:hi].astype(np.float32)
                     )
-        dense = p[self._forms] * self._share
+        share = self._share if v == self._index.get(START) else self._share_inside
+        dense = p[self._forms] * share
         return dense / max(float(dense.sum()), 1e-30)
