@@ -496,8 +496,8 @@ class BoundaryDecider:
         """The `k` words to offer of `ranked` (`_ranked`), above the floor; with `typed`,
         the prefix typed in full among them too, where its probability puts it."""
         kept = _above_floor(ranked, boundary)
-        own = next((c for c in kept if _is_typed(c, prefix)), None)
-        words = self._order([c for c in kept if c is not own], k)
+        own = next((c for c in kept if _is_typed(c, prefix)), None) if prefix else None
+        words = self._order([c for c in kept if c is not own] if own else kept, k)
         if typed and own is not None:
             words.insert(sum(c.prob > own.prob for c in words), own)
         return words

@@ -83,7 +83,7 @@ class GeneralTrigram:
         self._share = (counts / np.maximum(totals[self._forms], 1)).astype(np.float32)
         # Inside a sentence, a capital that mostly opens one is its lower-case word:
         # the mailing lists' headings wrote "Discuss" more often than anyone wrote
-        # "discuss", and "Can we move our meeting to" offered Discuss.
+        # "discuss", and "Can we reschedule our meeting to" offered Discuss.
         self._share_inside = self._share
         if fold is not None:
             ids = np.arange(len(counts))
@@ -146,6 +146,6 @@ class GeneralTrigram:
                     p[a["tri_next"][lo:hi]] = np.power(
                         10.0, a["tri_logp"][lo:hi].astype(np.float32)
                     )
-        share = self._share if v == self._index.get(START) else self._share_inside
+        share = self._share if v == self._start else self._share_inside
         dense = p[self._forms] * share
         return dense / max(float(dense.sum()), 1e-30)

@@ -228,7 +228,9 @@ class EnglishDocument(Document):
         # A case the lexicon lacks ("Sooo" beside the lexicon's sooo) is counted among
         # the document's few unknown words.
         for word, count in self.counts.unknown.items():
-            for j in listed.by_lower.get(word.lower(), ()) if count > 0 else ():
+            if count <= 0:
+                continue
+            for j in listed.by_lower.get(word.lower(), ()):
                 if word in (listed.listed[j].lower(), listed.listed[j].capitalize()):
                     found[j] = True
         return found

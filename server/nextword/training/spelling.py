@@ -145,16 +145,16 @@ def drawn_out(model: Path, dic: Path) -> set[str]:
     two letters spell a word Hunspell's en_US dictionary `dic` accepts and the lexicon
     counts more often ("so", "way", "nice", "hmm"): the chats' stress, not a spelling to
     offer. Only words the chats and emails write (TYPED_SHARE: not "pppd"), not one
-    Hunspell accepts, nor one whose likeliest form is in capitals ("IEEE", "VIII"), nor
-    one letter repeated ("www", "zzz")."""
+    Hunspell accepts, nor one written mostly in capitals ("IEEE", "VIII"), nor one
+    letter repeated ("www", "zzz")."""
     words, per_genre = casing.genre_counts(model)
+    every = np.sum(list(per_genre.values()), axis=0)
     typed_counts = np.sum([per_genre[genre] for genre in TYPED_GENRES], axis=0)
+    # Each word's counts over its cases, as the misspellings are matched (lower case).
     total: dict[str, float] = defaultdict(float)
     typed: dict[str, float] = defaultdict(float)
     shouted: dict[str, float] = defaultdict(float)
-    for word, count, by_typists in zip(
-        words, np.sum(list(per_genre.values()), axis=0), typed_counts, strict=True
-    ):
+    for word, count, by_typists in zip(words, every, typed_counts, strict=True):
         total[word.lower()] += count
         typed[word.lower()] += by_typists
         if word.isupper() and len(word) > 1:
