@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -358,20 +359,12 @@ def test_the_lexicons_misspellings_are_the_slips_people_type(tmp_path) -> None:
     the chats and emails write: "seperate"; not code's "args", nor the name "london"."""
     from nextword.training.spelling import typed_misspellings
 
-    model = tmp_path / "model"
-    model.mkdir()
-    words = ["args", "london", "separate", "seperate"]
-    (model / "lexicon.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
-    genres = ["chat", "code", "email"]
-    counts = {"chat": [0, 3, 40, 9], "code": [300, 0, 2, 0], "email": [2, 1, 30, 1]}
-    np.savez(
-        model / "lexicon.npz",
-        genre_names=np.array(genres),
-        **{f"g{i}_unigram": np.array(counts[g], np.float32) for i, g in enumerate(genres)},
+    model = genre_model(
+        tmp_path,
+        ["args", "london", "separate", "seperate"],
+        {"chat": [0, 3, 40, 9], "code": [300, 0, 2, 0], "email": [2, 1, 30, 1]},
     )
-    dic = tmp_path / "en_TEST"
-    dic.with_suffix(".aff").write_text("SET UTF-8\n", encoding="utf-8")
-    dic.with_suffix(".dic").write_text("2\nLondon\nseparate\n", encoding="utf-8")
+    dic = hunspell_dictionary(tmp_path, ["London", "separate"])
     slips = {"args", "london", "seperate", "tomatos"}  # tomatos: not in the lexicon
     assert typed_misspellings(model, slips, dic) == {"seperate"}
 
@@ -382,25 +375,40 @@ def test_a_letter_drawn_out_is_no_spelling_to_offer(tmp_path) -> None:
     rarer than it here."""
     from nextword.training.spelling import drawn_out
 
+    model = genre_model(
+        tmp_path,
+        ["IEEE", "Soooo", "ie", "pd", "pppd", "so", "soon", "sooon", "soooo", "www"],
+        {
+            "chat": [0, 2, 1, 1, 0, 900, 1, 5, 9, 3],
+            "email": [0, 0, 0, 0, 0, 100, 1, 0, 1, 0],
+            "technical": [40, 0, 50, 9, 6, 90, 0, 0, 0, 30],
+        },
+    )
+    dic = hunspell_dictionary(tmp_path, ["ie", "pd", "so", "soon", "www"])
+    assert drawn_out(model, dic) == {"soooo"}
+
+
+def genre_model(tmp_path: Path, words: list[str], counts: dict[str, list[int]]) -> Path:
+    """A model directory with only its lexicon and each genre's counts of its words."""
     model = tmp_path / "model"
     model.mkdir()
-    words = ["IEEE", "Soooo", "ie", "pd", "pppd", "so", "soon", "sooon", "soooo", "www"]
     (model / "lexicon.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
-    genres = ["chat", "email", "technical"]
-    counts = {
-        "chat": [0, 2, 1, 1, 0, 900, 1, 5, 9, 3],
-        "email": [0, 0, 0, 0, 0, 100, 1, 0, 1, 0],
-        "technical": [40, 0, 50, 9, 6, 90, 0, 0, 0, 30],
-    }
+    genres = sorted(counts)
     np.savez(
         model / "lexicon.npz",
         genre_names=np.array(genres),
         **{f"g{i}_unigram": np.array(counts[g], np.float32) for i, g in enumerate(genres)},
     )
+    return model
+
+
+def hunspell_dictionary(tmp_path: Path, entries: list[str]) -> Path:
+    """A Hunspell dictionary of `entries`, as `hunspell -d` takes its path."""
     dic = tmp_path / "en_TEST"
     dic.with_suffix(".aff").write_text("SET UTF-8\n", encoding="utf-8")
-    dic.with_suffix(".dic").write_text("5\nie\npd\nso\nsoon\nwww\n", encoding="utf-8")
-    assert drawn_out(model, dic) == {"soooo"}
+    lines = [str(len(entries)), *entries]
+    dic.with_suffix(".dic").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return dic
 
 
 def test_the_fit_counts_two_edit_misspellings_and_scales_their_pairs() -> None:
