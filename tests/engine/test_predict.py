@@ -37,6 +37,11 @@ def test_columns_align_for_wide_characters() -> None:
     assert len({end for _, _, end in found}) == 1, found
 
 
+def test_a_word_typed_in_full_that_nothing_likely_extends_says_so() -> None:
+    out = nextword("predict", "Are you free this").stdout
+    assert "'this' is likely the whole word" in out and not rows(out)
+
+
 def test_a_spelled_out_word_shows_its_real_share() -> None:
     # Corrections off, as in code: the words of general English (Zephyr) stay out, and
     # the model spells out words for a prefix its word list lacks.

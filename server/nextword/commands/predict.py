@@ -7,9 +7,13 @@ import json
 import math
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from nextword.engine.words import display_width
 from nextword.errors import CommandError
+
+if TYPE_CHECKING:
+    from nextword.engine.router import RoutingDecider
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -77,13 +81,21 @@ def run(args: argparse.Namespace) -> int:
         }
         print(json.dumps(out, ensure_ascii=False))
         return 0
-    if not candidates:
+    if not candidates and prefix and _typed_in_full(decider, context, prefix):
+        print(f"({prefix!r} is likely the whole word: nothing near as likely extends it)")
+    elif not candidates:
         print(f"(no candidates for prefix {prefix!r})")
     for rank, c in enumerate(candidates, 1):
         note = "  (correction)" if c.corrects(prefix) else ""
         print(f"{rank}. {pad(c.text, 24)} {percent(c.prob):>8}{note}")
     print(f"{ms:.2f} ms (model load and warm-up {engine.load_seconds:.2f} s)")
     return 0
+
+
+def _typed_in_full(decider: RoutingDecider, context: str, prefix: str) -> bool:
+    """Whether the decision ranks `prefix` itself, as a word, first among its words."""
+    ranked = decider.filter_cached(context, prefix, 1, typed=True) or []
+    return bool(ranked) and ranked[0].text == prefix and not ranked[0].correction
 
 
 def pad(text: str, width: int) -> str:
