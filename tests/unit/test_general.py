@@ -143,7 +143,7 @@ def test_inside_a_sentence_a_capital_that_opens_one_is_its_lower_case_word(
     counts = np.array([3.0, 1.0, 1.0, 1.0])
     plain = GeneralTrigram(words, arrays, lexicon, counts)
     fold = np.array([1, 1, 2, 3, 4, 5])  # lexicon ids, then unknown and <s>
-    folded = GeneralTrigram(words, arrays, lexicon, counts, fold)
+    folded = GeneralTrigram(words, arrays, lexicon, counts, (np.array([0]), fold))
     start, inside = folded.distribution(""), folded.distribution("b ")
     np.testing.assert_allclose(start, plain.distribution(""))
     assert start[0] == pytest.approx(3 * start[1])

@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 def _typed_in_full(decider: RoutingDecider, context: str, prefix: str) -> bool:
     """Whether the decision ranks `prefix` itself, as a word, first among its words."""
     ranked = decider.filter_cached(context, prefix, 1, typed=True) or []
-    return bool(ranked) and ranked[0].text == prefix and not ranked[0].correction
+    return bool(ranked) and ranked[0].is_typed(prefix)
 
 
 def pad(text: str, width: int) -> str:

@@ -24,9 +24,9 @@ class Blocklist:
     def __init__(self, words: frozenset[str], lexicon: Sequence[str], index: Mapping[str, int]):
         """`index`: each word of `lexicon` to its place."""
         self.words = words
-        self.mask = np.array([w.lower() in words for w in lexicon], dtype=bool)
-        self.ids = np.flatnonzero(self.mask)
-        self.listed = [w for w, listed in zip(lexicon, self.mask, strict=True) if listed]
+        at = [i for i, w in enumerate(lexicon) if w.lower() in words]
+        self.ids = np.array(at, dtype=np.int64)
+        self.listed = [lexicon[i] for i in at]
         # A word counts as written in any of three cases (`Document.wrote`): as listed,
         # in lower case, capitalised. The two others' places in the lexicon (-1: none),
         # and each listed word's place here by its lower case (a case the lexicon lacks

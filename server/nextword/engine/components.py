@@ -30,6 +30,10 @@ class Candidate:
         """Whether the word only gives `prefix` its capitals (no misspelling fixed)."""
         return self.correction and bool(prefix) and self.text.lower().startswith(prefix.lower())
 
+    def is_typed(self, prefix: str) -> bool:
+        """Whether the word is `prefix` typed in full (no completion, no correction)."""
+        return bool(prefix) and self.text == prefix and not self.correction
+
     def corrects(self, prefix: str) -> bool:
         """Whether the word fixes a misspelling of `prefix`: what a popup calls a
         correction, and the evaluation counts as one."""

@@ -496,7 +496,7 @@ class BoundaryDecider:
         """The `k` words to offer of `ranked` (`_ranked`), above the floor; with `typed`,
         the prefix typed in full among them too, where its probability puts it."""
         kept = _above_floor(ranked, boundary)
-        own = next((c for c in kept if _is_typed(c, prefix)), None) if prefix else None
+        own = next((c for c in kept if c.is_typed(prefix)), None) if prefix else None
         words = self._order([c for c in kept if c is not own] if own else kept, k)
         if typed and own is not None:
             words.insert(sum(c.prob > own.prob for c in words), own)
@@ -541,11 +541,6 @@ def _above_floor(ranked: list[Candidate], boundary: Boundary) -> list[Candidate]
     ]
 
 
-def _is_typed(candidate: Candidate, prefix: str) -> bool:
-    """Whether `candidate` is the prefix typed in full (not a correction of it)."""
-    return bool(prefix) and candidate.text == prefix and not candidate.correction
-
-
 def _completes(ranked: list[Candidate], prefix: str) -> bool:
     """Whether any of `ranked` is more than the prefix typed in full."""
-    return any(not _is_typed(c, prefix) for c in ranked)
+    return any(not c.is_typed(prefix) for c in ranked)

@@ -226,8 +226,9 @@ def load_tables(
             misspelled = Blocklist.load(misspellings, lexicon.words, lexicon.index)
         tables = EnglishTables(lexicon, ngram, errors, extra, spellings, misspelled)
         if general is not None:
-            fold = tables.openers[1] if tables.openers is not None else None
-            tables.general = GeneralTrigram.load(general, lexicon.words, lexicon.counts, fold)
+            tables.general = GeneralTrigram.load(
+                general, lexicon.words, lexicon.counts, tables.openers
+            )
     if blocklist is not None:
         tables.blocklist = Blocklist.load(blocklist, lexicon.words, lexicon.index)
     return tables

@@ -33,7 +33,7 @@ import numpy as np
 
 from nextword.engine.lexicon import find
 from nextword.engine.loader import ModelError
-from nextword.engine.ngram import Spelling, events_before
+from nextword.engine.ngram import Spelling, events_before, read_inside
 
 # Where the model lists the pair of words before the cursor, the words it lists after
 # that pair keep their probabilities, and the words it would back off to the bigram
@@ -62,10 +62,10 @@ class GeneralTrigram:
         arrays: dict[str, np.ndarray],
         lexicon_words: list[str],
         counts: np.ndarray,
-        fold: np.ndarray | None = None,
+        openers: tuple[np.ndarray, np.ndarray] | None = None,
     ):
-        """`counts`: each lexicon word's in the training text; `fold`: the id each
-        lexicon id is read as inside a sentence (the n-gram's `start_fold`)."""
+        """`counts`: each lexicon word's in the training text; `openers`: the capitals
+        that open a sentence for a lower-case word, and the fold (ngram.read_inside)."""
         self._n = len(words)
         self._index = {w: i for i, w in enumerate(words)}
         self._start = self._index.get(START)
@@ -85,12 +85,8 @@ class GeneralTrigram:
         # the mailing lists' headings wrote "Discuss" more often than anyone wrote
         # "discuss", and "Can we reschedule our meeting to" offered Discuss.
         self._share_inside = self._share
-        if fold is not None:
-            ids = np.arange(len(counts))
-            capitals = ids[fold[: len(counts)] != ids]
-            inside = counts.copy()
-            inside[capitals] = 0.0
-            np.add.at(inside, fold[capitals], counts[capitals])
+        if openers is not None:
+            inside = read_inside(counts, openers)
             self._share_inside = (inside / np.maximum(totals[self._forms], 1)).astype(np.float32)
 
     @classmethod
@@ -99,10 +95,10 @@ class GeneralTrigram:
         model_dir: Path,
         lexicon_words: list[str],
         counts: np.ndarray,
-        fold: np.ndarray | None = None,
+        openers: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> GeneralTrigram | None:
         """The model directory's general/ tables; None where it has none. `counts` and
-        `fold` as the tables are made with.
+        `openers` as the tables read them.
 
         Raises:
             ModelError: they are there but not readable as these tables.
@@ -115,7 +111,7 @@ class GeneralTrigram:
             arrays = {k: np.load(path / f"{k}.npy", mmap_mode="r") for k in ARRAYS}
             if len(arrays["uni_logp"]) != len(words) or len(arrays["bi_ptr"]) != len(words) + 1:
                 raise ValueError("the arrays do not match words.txt")
-            return cls(words, arrays, lexicon_words, counts.astype(np.float64), fold)
+            return cls(words, arrays, lexicon_words, counts.astype(np.float64), openers)
         except (OSError, ValueError, UnicodeDecodeError) as err:
             raise ModelError(
                 f"{path} is unreadable ({type(err).__name__}); rebuild it with "

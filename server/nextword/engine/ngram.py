@@ -82,6 +82,21 @@ def events_before(context: str, chars: int, last: int, spell: Spelling | None = 
     return [spell(e) or e for e in found]
 
 
+def read_inside(values: np.ndarray, openers: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """`values` over the lexicon as read inside a sentence: `openers` are the ids of the
+    capitals that mostly open one ("How", "The") and the fold (`fold_starts`), and each
+    such capital's value goes to the word it folds to. `values` itself, not a copy,
+    where no capital has any."""
+    capitals, fold = openers
+    opened = values[capitals]
+    if not opened.any():
+        return values
+    out = values.copy()
+    out[capitals] = 0.0
+    np.add.at(out, fold[capitals], opened)
+    return out
+
+
 def fold_starts(ids: np.ndarray, fold: np.ndarray | None, start: int, before: int) -> np.ndarray:
     """`ids` as histories read them: each id right after the start symbol `start` (the
     id before the first is `before`) replaced by `fold[id]`, the id of the case the

@@ -31,7 +31,7 @@ from nextword.engine.errormodel import ErrorModel
 from nextword.engine.general import GeneralTrigram
 from nextword.engine.genres import GenreNGram, GenreWeights
 from nextword.engine.lexicon import Lexicon
-from nextword.engine.ngram import NGram, events_before, history_ids
+from nextword.engine.ngram import NGram, events_before, history_ids, read_inside
 from nextword.engine.systemlm import SystemLM
 from nextword.engine.variants import StandardSpelling, Variants
 from nextword.engine.weights import DOC, DOCBIGRAM, GENERAL, NGRAM, Mixture
@@ -128,9 +128,11 @@ class WordTables(ABC):
         spelling (English)."""
         for listed in self._screened(block):
             listed.remove(mixed, doc.wrote_listed(listed, context), learned)
-            for word in [w for w in extra if listed.blocks(w)]:
-                if word not in learned and not doc.wrote(word, context):
-                    del extra[word]
+        unoffered = [
+            w for w in extra if not self.offers(w, context, doc, block=block, learned=learned)
+        ]
+        for word in unoffered:
+            del extra[word]
 
     def offers(
         self, word: str, context: str, doc: Document, *, block: bool, learned: Container[str] = ()
@@ -286,16 +288,7 @@ class EnglishDocument(Document):
 
     def _inside(self, known: np.ndarray) -> np.ndarray:
         """The document's word counts as read inside a sentence (`_openers`)."""
-        if self._openers is None:
-            return known
-        capitals, fold = self._openers
-        opened = known[capitals]
-        if not opened.any():
-            return known
-        out = known.copy()
-        out[capitals] = 0.0
-        np.add.at(out, fold[capitals], opened)
-        return out
+        return known if self._openers is None else read_inside(known, self._openers)
 
 
 class EnglishTables(WordTables):

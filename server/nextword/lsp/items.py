@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import takewhile
 
 from lsprotocol import types
 
@@ -76,9 +77,10 @@ def inline_list(
 
 
 def _ghost(candidates: Sequence[Candidate], prefix: str) -> str | None:
-    for c in candidates:
-        if c.recased(prefix) or (c.text == prefix and not c.correction):
+    likelier = list(takewhile(lambda c: not c.is_typed(prefix), candidates))
+    for c in offered(likelier, prefix):
+        if c.recased(prefix):
             return None
-        if not c.correction and c.text.startswith(prefix) and is_candidate(c.text):
+        if not c.correction:
             return c.text
     return None
