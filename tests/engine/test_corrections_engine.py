@@ -56,9 +56,34 @@ def test_the_word_typed_in_full_sets_the_popups_floor(default_engine: Any) -> No
     completions = decider.decide(context, "this", 5)
     assert "this" not in [c.text for c in completions]
     assert [c.text for c in completions] == [c.text for c in ranked[1:]]
-    # A likely completion of a word typed in full stays: "your" after "you".
+    # A likely completion of a word typed in full stays for ghost text: "your" after
+    # "you" (one letter on, it gives its popup place to words that save keys).
     decider.decide("I'll call ", "", 5)
-    assert "your" in [c.text for c in decider.decide("I'll call ", "you", 5)]
+    assert "your" in [c.text for c in decider.filter_cached("I'll call ", "you", 5, typed=True)]
+
+
+def test_in_a_word_the_popup_offers_what_saves_keys_first(default_engine: Any) -> None:
+    """A word one letter past the prefix costs a keystroke typed or accepted (the
+    accept key inserts no space): after "th" the popup offers the words that save
+    typing, and "the", the likeliest, is left to the ghost text."""
+    decider = default_engine.decider()
+    context = "I went to the shop and bought some milk, then "
+    decider.decide(context, "", 5)
+    ranked = decider.filter_cached(context, "th", 5, typed=True)
+    assert ranked is not None
+    likeliest = max(ranked, key=lambda c: c.prob)
+    assert likeliest.text == "the"
+    popup = decider.decide(context, "th", 5)
+    assert len(popup) == 5 and all(len(c.text) > 3 for c in popup)
+    assert [c.prob for c in popup] == sorted((c.prob for c in popup), reverse=True)
+    # The words one letter on follow where there is room, likely as they are.
+    context = "Let me know if you have any "
+    decider.decide(context, "", 5)
+    popup = [c.text for c in decider.decide(context, "questio", 5)]
+    assert popup[0] == "questions" and popup[-1] == "question"
+    # At a word start, one-letter words keep their places: "I" is the next word.
+    decider.decide("Hi John, ", "", 5)
+    assert "I" in [c.text for c in decider.decide("Hi John, ", "", 3)]
 
 
 def test_the_context_ranks_the_corrections(default_engine: Any) -> None:
@@ -132,8 +157,8 @@ def test_words_the_training_text_lacks_are_corrected_to_and_completed(default_en
         ("I left it ", "upstai", "upstairs"),
         ("Upstairs or ", "Downsta", "Downstairs"),
         ("He lost a ", "toothbr", "toothbrush"),
-        ("She filled the ", "bathtu", "bathtub"),
-        ("He put on his ", "raincoa", "raincoat"),
+        ("She filled the ", "batht", "bathtub"),
+        ("He put on his ", "rainco", "raincoat"),
     ]
     lacking = [f for f in completions if f[2].lower() not in lex.index]
     assert lacking

@@ -21,8 +21,13 @@ def test_candidates_are_whole_words_starting_with_the_prefix(tiny_engine: Engine
             assert c.text.startswith(prefix) and c.text != prefix
             assert WORD_RE.fullmatch(c.text) and is_candidate(c.text)
             assert 0 < c.prob <= 1
-        probs = [c.prob for c in candidates]
-        assert probs == sorted(probs, reverse=True)
+        # Likeliest first; in a word, the words that save a keystroke before those
+        # one letter on (BoundaryDecider._popup), each part likeliest first.
+        saving = [c.saves(prefix) or not prefix for c in candidates]
+        assert saving == sorted(saving, reverse=True)
+        for part in (True, False):
+            probs = [c.prob for c, s in zip(candidates, saving, strict=True) if s == part]
+            assert probs == sorted(probs, reverse=True)
 
 
 def test_keystrokes_inside_a_word_filter_without_running_the_model(tiny_engine: Engine):

@@ -69,7 +69,7 @@ def test_figures_regenerates_every_table_from_a_corpus(tmp_path: Path) -> None:
     for split in CHINESE_SPLITS.values():
         assert f"| {split} | 20 | **nextword** |" in block(text, "chinese-table")
     assert "symspell" in block(text, "corrections-table")
-    openings = block(text, "openings-table")  # the bundled 152, beside both baselines
+    openings = block(text, "openings-table")  # the bundled 229, beside both baselines
     assert re.search(r"^\| \*\*nextword\*\* \| \d+ / 152 \|", openings, re.M), openings
     assert "| Presage | " in openings and "| unigram | " in openings
 

@@ -44,3 +44,18 @@ def test_the_phrase_comes_first() -> None:
 def test_the_popup_leaves_out_the_word_typed_in_full() -> None:
     ranked = [Candidate("you", 0.71), Candidate("your", 0.26), Candidate("'you", 0.01)]
     assert [c.text for c in offered(ranked, "you")] == ["your"]
+
+
+def test_ghost_text_reads_the_candidates_likeliest_first() -> None:
+    """The popup puts the words that save a keystroke first ("that" after "th"); ghost
+    text is still the likeliest word, "the", passed over by the popup."""
+    popup_order = [Candidate("that", 0.2), Candidate("this", 0.1), Candidate("the", 0.6)]
+    assert ghost(popup_order, "th") == "the"
+    typed_first = [Candidate("your", 0.3), Candidate("you", 0.6)]
+    assert ghost(typed_first, "you") is None
+
+
+def test_a_word_saves_keys_two_letters_past_the_prefix_or_as_a_correction() -> None:
+    assert Candidate("there", 0.1).saves("th") and Candidate("that", 0.1).saves("th")
+    assert not Candidate("the", 0.1).saves("th") and not Candidate("I", 0.1).saves("")
+    assert Candidate("the", 0.1, correction=True).saves("teh")

@@ -115,7 +115,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="TSV",
         help="everyday openings (docs/EVAL.md): for each, typed at the start of a new "
         "document, whether the top 5 hold a word a judge accepts, for nextword and the "
-        "baselines (default file: the bundled 152, texts/openings-en.tsv)",
+        "baselines (default file: the bundled 229, texts/openings-en.tsv)",
     )
     parser.add_argument("--json", action="store_true", help="last line: one JSON object")
     parser.add_argument(

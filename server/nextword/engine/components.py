@@ -34,6 +34,13 @@ class Candidate:
         """Whether the word is `prefix` typed in full (no completion, no correction)."""
         return bool(prefix) and self.text == prefix and not self.correction
 
+    def saves(self, prefix: str) -> bool:
+        """Whether accepting the word saves a keystroke over typing the rest of it: an
+        editor's accept key inserts no space, so a word one letter past the prefix
+        ("the" after "th") costs the same either way. A correction replaces the prefix,
+        so it always does."""
+        return self.correction or len(self.text) - len(prefix) > 1
+
     def corrects(self, prefix: str) -> bool:
         """Whether the word fixes a misspelling of `prefix`: what a popup calls a
         correction, and the evaluation counts as one."""

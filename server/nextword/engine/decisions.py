@@ -493,13 +493,21 @@ class BoundaryDecider:
     def _popup(
         self, ranked: list[Candidate], boundary: Boundary, prefix: str, k: int, typed: bool = False
     ) -> list[Candidate]:
-        """The `k` words to offer of `ranked` (`_ranked`), above the floor; with `typed`,
-        the prefix typed in full among them too, where its probability puts it."""
+        """The `k` words to offer of `ranked` (`_ranked`), above the floor. In a word,
+        the words that save a keystroke come first (`Candidate.saves`): after "th" the
+        popup offers that, this, they, there, their, and "the", one letter away, only
+        where room is left. With `typed`, the prefix typed in full among them too,
+        where its probability puts it, and after them the words of the likeliest `k`
+        that the popup passed over: ghost text reads them all, likeliest first
+        (lsp/items.py)."""
         kept = _above_floor(ranked, boundary)
         own = next((c for c in kept if c.is_typed(prefix)), None) if prefix else None
-        words = self._order([c for c in kept if c is not own] if own else kept, k)
-        if typed and own is not None:
-            words.insert(sum(c.prob > own.prob for c in words), own)
+        ordered = self._order([c for c in kept if c is not own] if own else kept, len(kept))
+        words = (_saving_first(ordered, prefix) if prefix else ordered)[:k]
+        if typed:
+            if own is not None:
+                words.insert(sum(c.prob > own.prob for c in words), own)
+            words += [c for c in ordered[:k] if c not in words]
         return words
 
     def mistake_masses(self, context: str, prefix: str) -> Masses | None:
@@ -539,6 +547,13 @@ def _above_floor(ranked: list[Candidate], boundary: Boundary) -> list[Candidate]
         for c in ranked
         if c.prob >= floor or (c.text in boundary.extra and c.text not in boundary.spelled)
     ]
+
+
+def _saving_first(ranked: list[Candidate], prefix: str) -> list[Candidate]:
+    """`ranked` with the words that save a keystroke after `prefix` first, each part in
+    its order. Only in a word: at a word start the popup is also the guess of the next
+    word (what top-3 measures), and "I" and "a" keep their places there."""
+    return sorted(ranked, key=lambda c: not c.saves(prefix))
 
 
 def _completes(ranked: list[Candidate], prefix: str) -> bool:

@@ -62,7 +62,9 @@ def inline_list(
 ) -> types.InlineCompletionList:
     """Ghost text: the phrase, or else the best word that extends the typed prefix; both
     replace the prefix, and the client shows what follows it. `candidates` are the
-    engine's, best first, the prefix itself among them where it is a word.
+    engine's (`BoundaryDecider.filter_cached` with `typed`), read likeliest first: the
+    popup's, the prefix itself where it is a word, and the likely words one letter
+    past the prefix that the popup passed over.
 
     Never a correction: ghost text can only append to what was typed. Nor a lesser word
     where a likelier one is the prefix's word with capitals ("sat": Saturday, not
@@ -77,7 +79,8 @@ def inline_list(
 
 
 def _ghost(candidates: Sequence[Candidate], prefix: str) -> str | None:
-    likelier = list(takewhile(lambda c: not c.is_typed(prefix), candidates))
+    by_probability = sorted(candidates, key=lambda c: -c.prob)
+    likelier = list(takewhile(lambda c: not c.is_typed(prefix), by_probability))
     for c in offered(likelier, prefix):
         if c.recased(prefix):
             return None

@@ -387,9 +387,9 @@ async def completion(ls: NextwordServer, params: types.CompletionParams) -> type
         correct=ls.settings.corrects(session.language_id),
     )
     prefix = answer.prefix
-    result = items.completion_list(
-        items.offered(answer.candidates, prefix), prefix, prefix_range(doc, position, prefix)
-    )
+    # The engine's list ends with the words only ghost text reads (items.inline_list).
+    popup = items.offered(answer.candidates, prefix)[: ls.settings.k]
+    result = items.completion_list(popup, prefix, prefix_range(doc, position, prefix))
     ls.stats.latency(uri, (time.perf_counter() - started) * 1000, boundary=answer.boundary)
     return result
 
