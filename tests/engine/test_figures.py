@@ -70,7 +70,7 @@ def test_figures_regenerates_every_table_from_a_corpus(tmp_path: Path) -> None:
         assert f"| {split} | 20 | **nextword** |" in block(text, "chinese-table")
     assert "symspell" in block(text, "corrections-table")
     openings = block(text, "openings-table")  # the bundled 229, beside both baselines
-    assert re.search(r"^\| \*\*nextword\*\* \| \d+ / 152 \|", openings, re.M), openings
+    assert re.search(r"^\| \*\*nextword\*\* \| \d+ / 229 \|", openings, re.M), openings
     assert "| Presage | " in openings and "| unigram | " in openings
 
     headline = block(readme.read_text(), "headline-table")
@@ -80,7 +80,7 @@ def test_figures_regenerates_every_table_from_a_corpus(tmp_path: Path) -> None:
     assert f"peak RSS {bench['peak_rss_mb']:.0f} MB" in headline
     assert doctor["backend"] in headline
     assert re.search(
-        r"On 152 everyday openings, .* for \d+ \(nextword\) and \d+ \(Presage\)", headline
+        r"On 229 everyday openings, .* for \d+ \(nextword\) and \d+ \(Presage\)", headline
     )
     fixes = block(readme.read_text(), "corrections-headline")
     assert "correction@3 symspell" in fixes and "clean in-word answers" in fixes
