@@ -398,6 +398,6 @@ def test_the_bundled_openings_are_well_formed() -> None:
     from nextword.evaluation.openings import BUNDLED, read_openings
 
     openings = read_openings(BUNDLED)
-    assert len(openings) == 152
+    assert len(openings) == 229
     assert len({o.text for o in openings}) == len(openings)
     assert all(o.accepted and o.accepted == {w.lower() for w in o.accepted} for o in openings)

@@ -42,7 +42,7 @@ from nextword.engine.ngram import Spelling, events_before, read_inside
 # phrase then outranks what follows the pair: after "your new", "york" (from "new
 # york") took 0.17, ahead of job, home and business, and at a larger weight of this
 # component led the popup. Measured on the everyday openings (top-5 hits at 1 / 0.5 /
-# 0.3 / 0.1: 123 / 124 / 125 / 126 of the bundled 152); the dev splits' KSR@3 the
+# 0.3 / 0.1: 123 / 124 / 125 / 126 of the 152 then bundled); the dev splits' KSR@3 the
 # same within 0.0004 at 0.3.
 TRIGRAM_BACKOFF = 0.3
 GENERAL_DIR = "general"  # in a model directory: words.txt and one .npy per array
