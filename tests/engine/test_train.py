@@ -204,3 +204,52 @@ def test_tables_only_rebuilds_an_exported_models_tables_and_nothing_else(
     # Without a model to rebuild in, a one-line error.
     result = nextword("train", "--corpus", corpus, "--tables-only", check=False)
     assert result.returncode == 1 and "--export" in result.stderr
+
+
+def test_whole_word_tokens_extend_a_model_that_trains_on_from_them(tiny_run: Path, tmp_path: Path):
+    """extend_vocab adds the frequent words its tokenizer splits as tokens of their own,
+    every other word split as before, each new embedding row the mean of its pieces'
+    rows; `nextword train --resume-from` trains on from the extended model and exports it."""
+    import numpy as np
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    from nextword.training.extend_vocab import PRETOKEN_RE, byte_level
+    from nextword.training.extend_vocab import main as extend
+
+    model, extended = tiny_run / "model", tmp_path / "extended"
+    extend([
+        "--model", str(model), "--out", str(extended), "--words", "8", "--min-count", "3",
+        "--corpus", str(FIXTURES / "corpus-tiny"),
+    ])  # fmt: skip
+    old = Tokenizer.from_file(str(model / "tokenizer.json"))
+    new = Tokenizer.from_file(str(extended / "tokenizer.json"))
+    assert new.get_vocab_size() == old.get_vocab_size() + 8
+    added = [new.id_to_token(i) for i in range(300, 308)]
+    text = (FIXTURES / "corpus-tiny" / "dev" / "tiny.txt").read_text()
+    for piece in set(PRETOKEN_RE.findall(text)):
+        pieces = old.encode(piece, add_special_tokens=False).ids
+        if byte_level(piece) in added:
+            assert len(pieces) > 1
+            assert new.encode(piece, add_special_tokens=False).ids == [
+                300 + added.index(byte_level(piece))
+            ]
+        else:
+            assert new.encode(piece, add_special_tokens=False).ids == pieces, piece
+    embed = load_file(str(extended / "model.safetensors"))["model.embed_tokens.weight"]
+    before = load_file(str(model / "model.safetensors"))["model.embed_tokens.weight"]
+    assert embed.shape == (308, 32)
+    first = old.encode(added[0].replace("\u0120", " "), add_special_tokens=False).ids
+    assert np.allclose(embed[300], before[first].astype(np.float32).mean(axis=0), atol=1e-3)
+    assert json.loads((extended / "config.json").read_text())["vocab_size"] == 308
+
+    run, out = tmp_path / "run", tmp_path / "out"
+    args = tiny_run_args(run, "--resume-from", str(extended), "--steps", "2", "--eval-every", "2")
+    args[args.index("--vocab") + 1] = "308"
+    nextword(*args, "--export", str(out), "--fit-words", "50")
+    assert json.loads((out / "config.json").read_text())["vocab_size"] == 308
+    assert load_file(str(out / "model.safetensors"))["model.embed_tokens.weight"].shape[0] == 308
+    assert Tokenizer.from_file(str(out / "tokenizer.json")).get_vocab_size() == 308
+    from nextword.engine.engine import Engine
+
+    assert Engine.load(out).decider().decide("The editor ", "", k=3)

@@ -63,13 +63,13 @@ def mixed_counts(
     if shares is None:
         return raw, raw
     mixed: Counter[str] = Counter()
-    factors = _mix_factors([sum(c.values()) for c in per_file], shares)
+    factors = mix_factors([sum(c.values()) for c in per_file], shares)
     for counts, factor in zip(per_file, factors, strict=True):
         mixed.update({word: max(1, round(c * factor)) for word, c in counts.items()})
     return raw, mixed
 
 
-def _mix_factors(sizes: list[int], shares: list[float] | None) -> list[float]:
+def mix_factors(sizes: list[int], shares: list[float] | None) -> list[float]:
     """What one occurrence counts in each file: its share of the mix over its share of
     the words, the least weighted file counting 1 (all 1 without shares)."""
     if shares is None:
@@ -169,7 +169,7 @@ def build_han_tables(
                         after[before, w] += 1
                 before = w[-1]
         per_file.append((words_seen, after))
-    factors = _mix_factors([sum(w.values()) for w, _ in per_file], shares)
+    factors = mix_factors([sum(w.values()) for w, _ in per_file], shares)
     every: Counter[str] = Counter()
     followed: Counter[tuple[str, str]] = Counter()
     followed_raw: Counter[tuple[str, str]] = Counter()
