@@ -1,9 +1,12 @@
 """`nextword train` end to end on the fixture corpus: tokenizer, checkpoints, export."""
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from helpers import FIXTURES, nextword
 
@@ -253,3 +256,45 @@ def test_whole_word_tokens_extend_a_model_that_trains_on_from_them(tiny_run: Pat
     from nextword.engine.engine import Engine
 
     assert Engine.load(out).decider().decide("The editor ", "", k=3)
+
+
+def test_whole_word_tokens_extend_an_untied_output_layer_and_refuse_what_they_cannot(
+    tiny_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """Any mlx-lm model directory: an output layer of its own grows with the embedding
+    (each new row the mean of its pieces'); a quantized model, a model without its
+    training record and a word count no word reaches are one-line errors."""
+    import numpy as np
+    from safetensors.numpy import load_file, save_file
+
+    from nextword.training.extend_vocab import main as extend
+
+    untied = tmp_path / "untied"
+    shutil.copytree(tiny_run / "model", untied)
+    weights = load_file(str(untied / "model.safetensors"))
+    head = np.random.default_rng(0).normal(size=weights["model.embed_tokens.weight"].shape)
+    weights["lm_head.weight"] = head.astype(np.float32)
+    save_file(weights, str(untied / "model.safetensors"), metadata={"format": "mlx"})
+    corpus = ["--corpus", str(FIXTURES / "corpus-tiny"), "--min-count", "3"]
+    out = tmp_path / "out"
+    assert extend(["--model", str(untied), "--out", str(out), "--words", "4", *corpus]) == 0
+    extended = load_file(str(out / "model.safetensors"))
+    assert extended["lm_head.weight"].shape == (304, 32)
+    assert extended["model.embed_tokens.weight"].shape == (304, 32)
+    assert not np.allclose(
+        extended["lm_head.weight"][300], extended["model.embed_tokens.weight"][300]
+    )
+
+    config = json.loads((untied / "config.json").read_text())
+    (untied / "config.json").write_text(json.dumps({**config, "quantization": {"bits": 4}}))
+    assert extend(["--model", str(untied), "--out", str(out), *corpus]) == 1
+    assert "quantized" in capsys.readouterr().err
+    (untied / "config.json").write_text(json.dumps(config))
+    assert (
+        extend(["--model", str(untied), "--out", str(out), *corpus[:2], "--min-count", "1e9"]) == 1
+    )
+    assert "nothing to add" in capsys.readouterr().err
+    (untied / "training.json").unlink()
+    assert extend(["--model", str(untied), "--out", str(out), *corpus]) == 1
+    err = capsys.readouterr().err
+    assert "training.json is missing" in err and len(err.strip().splitlines()) == 1

@@ -26,11 +26,14 @@ import argparse
 import json
 import re
 import shutil
+import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from nextword.errors import CommandError
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -108,8 +111,18 @@ def extend_model(
     from safetensors.numpy import load_file, save_file
     from tokenizers import Tokenizer
 
+    config = json.loads((model / "config.json").read_text())
+    if "quantization" in config:
+        # Packed rows with their own scales cannot take a mean: extend the full model,
+        # then quantize the result (`nextword quantize`).
+        raise CommandError(f"{model} is quantized: extend its full-precision model instead")
     tokenizer = Tokenizer.from_file(str(model / "tokenizer.json"))
     chosen = choose_words(tokenizer, pretoken_counts(files, shares), n, min_count)
+    if not chosen:
+        raise CommandError(
+            f"no word of the training text seen {min_count:g} times or more takes two tokens: "
+            "nothing to add (a lower --min-count?)"
+        )
     out.mkdir(parents=True, exist_ok=True)
     for item in model.iterdir():
         if item.is_file():
@@ -118,14 +131,16 @@ def extend_model(
     (out / "tokenizer.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
 
     weights = load_file(str(model / "model.safetensors"))
-    key = "model.embed_tokens.weight"
-    embed = weights[key].astype(np.float32)
-    rows = np.stack([embed[pieces].mean(axis=0) for _, pieces in chosen])
-    weights[key] = np.concatenate([embed, rows]).astype(weights[key].dtype)
+    # The output layer too where it is not tied to the embedding: a new word's logit then
+    # starts at the mean of its pieces' logits.
+    for key in ("model.embed_tokens.weight", "lm_head.weight"):
+        if key in weights:
+            table = weights[key].astype(np.float32)
+            rows = np.stack([table[pieces].mean(axis=0) for _, pieces in chosen])
+            weights[key] = np.concatenate([table, rows]).astype(weights[key].dtype)
     save_file(weights, str(out / "model.safetensors"), metadata={"format": "mlx"})
 
-    config = json.loads((model / "config.json").read_text())
-    config["vocab_size"] = size = embed.shape[0] + len(chosen)
+    config["vocab_size"] = size = int(config["vocab_size"]) + len(chosen)
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     print(f"{len(chosen)} words added ({chosen[0][0]!r} ... {chosen[-1][0]!r}): vocabulary {size}")
     return size
@@ -143,13 +158,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mix", help="the shares to count sources by (default: the model's)")
     parser.add_argument("--min-count", type=float, default=MIN_COUNT)
     args = parser.parse_args(argv)
-    training = json.loads((args.model / "training.json").read_text())
-    sources = training["sources"]
-    files = corpus_files(args.corpus, "train", sources)
-    sizes = {s: f.stat().st_size for s, f in zip(sources, files, strict=True)}
-    weights = mix_weights(args.mix or training.get("mix") or "sqrt", sizes)
-    shares = [weights[s] for s in sources]
-    extend_model(args.model, args.out, files, shares, args.words, args.min_count)
+    try:
+        record = args.model / "training.json"
+        if not record.exists():
+            # The words are counted over the model's own training text, which it names.
+            raise CommandError(f"{record} is missing: extend a model `nextword train` exported")
+        training = json.loads(record.read_text())
+        sources = training["sources"]
+        files = corpus_files(args.corpus, "train", sources)
+        sizes = {s: f.stat().st_size for s, f in zip(sources, files, strict=True)}
+        weights = mix_weights(args.mix or training.get("mix") or "sqrt", sizes)
+        shares = [weights[s] for s in sources]
+        extend_model(args.model, args.out, files, shares, args.words, args.min_count)
+    except CommandError as err:
+        print(f"extend_vocab: {err}", file=sys.stderr)
+        return 1
     return 0
 
 
